@@ -201,44 +201,39 @@ Tensor arange(double start, double stop, double step, DType dtype) {
 
 Tensor arange(std::size_t n, DType dtype) { return arange(0.0, double(n), 1.0, dtype); }
 
-// Nested initializer lists: flatten, checking that every row has one length.
+// Nested values: flatten, checking that every row at one depth has one length.
 namespace {
-void flatten(double v, std::vector<double>& out, Shape&, std::size_t) { out.push_back(v); }
-
-template <class L>
-void flatten(const std::initializer_list<L>& list, std::vector<double>& out, Shape& shape,
-             std::size_t depth) {
-  if (shape.size() <= depth) shape.push_back(list.size());
-  if (shape[depth] != list.size())
+void flatten(const NestedValues& v, std::vector<double>& out, Shape& shape,
+             std::size_t depth, std::size_t& leaf_depth) {
+  if (!v.is_list) {
+    if (leaf_depth == std::size_t(-1)) leaf_depth = depth;
+    if (leaf_depth != depth)
+      throw std::invalid_argument("tensor: ragged nested values: a number at depth " +
+                                  std::to_string(depth) + " where lists nest " +
+                                  std::to_string(leaf_depth) + " deep");
+    out.push_back(v.value);
+    return;
+  }
+  if (shape.size() <= depth) shape.push_back(v.items.size());
+  if (shape[depth] != v.items.size())
     throw std::invalid_argument("tensor: ragged nested values: a row of length " +
-                                std::to_string(list.size()) + " at depth " +
+                                std::to_string(v.items.size()) + " at depth " +
                                 std::to_string(depth) + " where " +
                                 std::to_string(shape[depth]) + " was expected");
-  for (const auto& item : list) flatten(item, out, shape, depth + 1);
-}
-
-template <class L>
-Tensor from_nested(const std::initializer_list<L>& list, DType dtype) {
-  std::vector<double> values;
-  Shape shape;
-  flatten(list, values, shape, 0);
-  return from_vector(values, shape, dtype);
+  for (const NestedValues& item : v.items) flatten(item, out, shape, depth + 1, leaf_depth);
 }
 }  // namespace
 
-Tensor tensor(std::initializer_list<double> v, DType d) { return from_nested(v, d); }
-Tensor tensor(std::initializer_list<std::initializer_list<double>> v, DType d) {
-  return from_nested(v, d);
-}
-Tensor tensor(std::initializer_list<std::initializer_list<std::initializer_list<double>>> v,
-              DType d) {
-  return from_nested(v, d);
-}
-Tensor tensor(std::initializer_list<
-                  std::initializer_list<std::initializer_list<std::initializer_list<double>>>>
-                  v,
-              DType d) {
-  return from_nested(v, d);
+Tensor tensor(const NestedValues& values, DType dtype) {
+  std::vector<double> flat;
+  Shape shape;
+  std::size_t leaf_depth = std::size_t(-1);
+  flatten(values, flat, shape, 0, leaf_depth);
+  if (leaf_depth != std::size_t(-1) && leaf_depth != shape.size())
+    throw std::invalid_argument("tensor: ragged nested values: numbers at depth " +
+                                std::to_string(leaf_depth) + " but lists nest " +
+                                std::to_string(shape.size()) + " deep");
+  return from_vector(flat, shape, dtype);
 }
 
 // ---- random ---------------------------------------------------------------------

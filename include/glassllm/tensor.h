@@ -124,18 +124,20 @@ Tensor arange(std::size_t n, DType dtype = DType::float32);
 /// Values in row-major order with a shape; throws if the counts differ.
 Tensor from_vector(const std::vector<double>& values, const Shape& shape,
                    DType dtype = DType::float32);
-/// Nested values, like np.array: tensor({{1, 2}, {3, 4}}) has shape (2,2).
-/// Ragged rows throw std::invalid_argument.
-Tensor tensor(std::initializer_list<double> values, DType dtype = DType::float32);
-Tensor tensor(std::initializer_list<std::initializer_list<double>> values,
-              DType dtype = DType::float32);
-Tensor tensor(
-    std::initializer_list<std::initializer_list<std::initializer_list<double>>> values,
-    DType dtype = DType::float32);
-Tensor tensor(std::initializer_list<
-                  std::initializer_list<std::initializer_list<std::initializer_list<double>>>>
-                  values,
-              DType dtype = DType::float32);
+/// Nested values as written in a brace list: a number, or a list of them.
+/// It exists so that tensor() can take any depth, like np.array.
+struct NestedValues {
+  NestedValues(double v) : value(v) {}
+  NestedValues(std::initializer_list<NestedValues> list) : items(list), is_list(true) {}
+  double value = 0;
+  std::vector<NestedValues> items;
+  bool is_list = false;
+};
+
+/// Nested values, like np.array: tensor({{1, 2}, {3, 4}}) has shape (2,2),
+/// tensor({{1}, {2}}) shape (2,1), tensor(5) shape (). Ragged rows throw
+/// std::invalid_argument.
+Tensor tensor(const NestedValues& values, DType dtype = DType::float32);
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, double value);
