@@ -95,9 +95,9 @@ GradCheckResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs,
       double rel = err / std::max(std::fabs(numeric), 1e-12);
       check.max_abs_err = std::max(check.max_abs_err, err);
       check.max_rel_err = std::max(check.max_rel_err, rel);
-      // NaN compares false, so test "not within" to fail on NaN too.
+      // NaN compares false, so a NaN fails and counts as the worst element.
       bool ok = err <= allowed;
-      double ratio = ok ? err / allowed : INFINITY;
+      double ratio = std::isnan(err) ? INFINITY : err / allowed;
       if (!ok) check.passed = false;
       if (ratio > worst_ratio) {
         worst_ratio = ratio;
