@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs, with apt, whatever GlassLM needs that this Debian 12 machine lacks.
+# Run as root. Installs nothing when everything is already there.
+set -euo pipefail
+
+packages=(
+  g++ cmake make ccache                      # toolchain
+  libxtensor-dev xtl-dev libxsimd-dev        # arrays
+  libopenblas-dev                            # matrix products (opened at run time)
+  nlohmann-json3-dev                         # JSON
+  doctest-dev                                # unit tests
+  libcli11-dev                               # command-line parsing
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages and not root; run as root or install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
