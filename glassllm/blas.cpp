@@ -16,7 +16,7 @@
 //
 // CBLAS's enum values are fixed by the standard, so they appear below as
 // plain ints and <cblas.h> is not needed (it also clashes with xtensor-blas).
-#include "glassllm/blas_internal.h"
+#include "glassllm/blas.h"
 
 #include <dlfcn.h>
 
@@ -27,7 +27,7 @@
 #include <string>
 #include <type_traits>
 
-#include "glassllm/blas.h"
+#include "glassllm/blas_internal.h"
 
 namespace glassllm {
 
@@ -153,30 +153,31 @@ void set_blas_threads(int n) {
 }
 
 template <class T>
-void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K, T alpha,
-          const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
+void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
+          T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
           std::size_t ldc) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
     // An empty sum: OpenBLAS would reject lda = 0, and the answer is known.
     for (std::size_t i = 0; i < M; ++i)
-      for (std::size_t j = 0; j < N; ++j) C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
+      for (std::size_t j = 0; j < N; ++j)
+        C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
   const OpenBlas& b = loaded();
   int ta = trans_a ? CblasTrans : CblasNoTrans;
   int tb = trans_b ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)
-    b.sgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha, A,
-            as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
+    b.sgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha,
+            A, as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
   else
-    b.dgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha, A,
-            as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
+    b.dgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha,
+            A, as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
 }
 
 template void gemm<float>(bool, bool, std::size_t, std::size_t, std::size_t, float,
-                          const float*, std::size_t, const float*, std::size_t, float, float*,
-                          std::size_t);
+                          const float*, std::size_t, const float*, std::size_t, float,
+                          float*, std::size_t);
 template void gemm<double>(bool, bool, std::size_t, std::size_t, std::size_t, double,
                            const double*, std::size_t, const double*, std::size_t, double,
                            double*, std::size_t);

@@ -13,8 +13,8 @@ namespace glassllm {
 /// with trans_a has lda >= M). Defined for float and double. With K == 0 the
 /// product is empty and C becomes beta * C.
 template <class T>
-void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K, T alpha,
-          const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
+void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
+          T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
           std::size_t ldc);
 
 }  // namespace glassllm

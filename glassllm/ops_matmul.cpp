@@ -14,10 +14,14 @@ namespace glassllm {
 
 namespace {
 
-bool needs(const Tensor& t) { return t.node()->requires_grad; }
+bool needs(const Tensor& t) {
+  return t.node()->requires_grad;
+}
 
 // A tensor [..., r, c] seen as a stack of r x c matrices.
-Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+Shape batch_of(const Shape& s) {
+  return Shape(s.begin(), s.end() - 2);
+}
 
 // Offsets (in matrices) with which an operand of batch shape `batch` is read
 // for each position of the broadcast batch `out_batch`, in row-major order:
@@ -72,8 +76,8 @@ Tensor batched_gemm(const Tensor& a, bool ta, const Tensor& b, bool tb) {
     std::vector<std::size_t> oa = batch_offsets(a_batch, batch);
     std::vector<std::size_t> ob = batch_offsets(b_batch, batch);
     for (std::size_t i = 0; i < count; ++i)
-      gemm<T>(ta, tb, M, N, K, T(1), A + oa[i] * ra * ca, ca, B + ob[i] * rb * cb, cb, T(0),
-              C + i * M * N, N);
+      gemm<T>(ta, tb, M, N, K, T(1), A + oa[i] * ra * ca, ca, B + ob[i] * rb * cb, cb,
+              T(0), C + i * M * N, N);
   });
   return out;
 }
@@ -87,8 +91,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Shape& as = a.shape();
   const Shape& bs = b.shape();
   auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("matmul: shapes " + shape_str(as) + " and " + shape_str(bs) +
-                                why);
+    throw std::invalid_argument("matmul: shapes " + shape_str(as) + " and " +
+                                shape_str(bs) + why);
   };
   if (as.empty() || bs.empty())
     fail(": a 0-d operand has no matrix axes; use mul to scale by a scalar");
@@ -98,8 +102,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape bp = bs.size() == 1 ? Shape{bs[0], 1} : bs;
   std::size_t k = ap.back(), kb = bp[bp.size() - 2];
   if (k != kb)
-    fail(" are not aligned: " + std::to_string(k) + " (dim " + std::to_string(as.size() - 1) +
-         ") != " + std::to_string(kb) + " (dim " +
+    fail(" are not aligned: " + std::to_string(k) + " (dim " +
+         std::to_string(as.size() - 1) + ") != " + std::to_string(kb) + " (dim " +
          std::to_string(bs.size() == 1 ? 0 : bs.size() - 2) + ")");
   Shape a_batch = batch_of(ap), b_batch = batch_of(bp);
   for (std::size_t i = 1; i <= std::min(a_batch.size(), b_batch.size()); ++i) {
@@ -124,7 +128,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       Tensor g = view_as_shape(dout, full_shape);  // [*batch, n, m]
       Tensor a2 = view_as_shape(a, ap), b2 = view_as_shape(b, bp);
       Tensor da, db;
-      if (needs(a)) da = sum_to_shape(batched_gemm(g, false, b2, true), ap);  // [.., n, k]
+      if (needs(a))
+        da = sum_to_shape(batched_gemm(g, false, b2, true), ap);  // [.., n, k]
       if (needs(b)) {
         if (bp.size() == 2 && ap.size() > 2) {
           // One b for the whole batch: db = sum_i a_i^T g_i is a single GEMM
@@ -160,8 +165,9 @@ Tensor linear(const Tensor& x, const Tensor& weight) {
   if (in != weight.shape()[1])
     throw std::invalid_argument(
         "linear: shapes " + shape_str(x.shape()) + " and " + shape_str(weight.shape()) +
-        " are not aligned: " + std::to_string(in) + " (dim " + std::to_string(x.ndim() - 1) +
-        ") != " + std::to_string(weight.shape()[1]) + " (dim 1); weight is [out, in]");
+        " are not aligned: " + std::to_string(in) + " (dim " +
+        std::to_string(x.ndim() - 1) + ") != " + std::to_string(weight.shape()[1]) +
+        " (dim 1); weight is [out, in]");
   std::size_t rows = shape_numel(Shape(x.shape().begin(), x.shape().end() - 1));
   Shape out_shape = x.shape();
   out_shape.back() = out_f;
@@ -178,8 +184,8 @@ Tensor linear(const Tensor& x, const Tensor& weight) {
         using T = decltype(zero);
         if (needs(x)) {
           dx = empty(x.shape(), x.dtype());
-          gemm<T>(false, false, rows, in, out_f, T(1), ptr<T>(dout), out_f, ptr<T>(weight),
-                  in, T(0), ptr<T>(dx), in);
+          gemm<T>(false, false, rows, in, out_f, T(1), ptr<T>(dout), out_f,
+                  ptr<T>(weight), in, T(0), ptr<T>(dx), in);
         }
         if (needs(weight)) {
           dweight = empty(weight.shape(), weight.dtype());

@@ -21,7 +21,8 @@ std::vector<std::int64_t> as_dims(const Shape& s) { return {s.begin(), s.end()};
 // "(0,2,1)": a list of axes spelled like a NumPy tuple.
 std::string axes_str(const std::vector<int>& axes) {
   std::string s = "(";
-  for (std::size_t i = 0; i < axes.size(); ++i) s += (i ? "," : "") + std::to_string(axes[i]);
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    s += (i ? "," : "") + std::to_string(axes[i]);
   return s + (axes.size() == 1 ? ",)" : ")");
 }
 
@@ -74,7 +75,8 @@ Tensor permute_copy(const Tensor& x, const std::vector<std::size_t>& perm) {
   std::size_t n = out.size();
   if (n == 0) return out;
   if (nd == 0) {  // a 0-d tensor: one element, nothing to reorder
-    dispatch(x.dtype(), [&](auto zero) { ptr<decltype(zero)>(out)[0] = ptr<decltype(zero)>(x)[0]; });
+    dispatch(x.dtype(),
+             [&](auto zero) { ptr<decltype(zero)>(out)[0] = ptr<decltype(zero)>(x)[0]; });
     return out;
   }
   dispatch(x.dtype(), [&](auto zero) {
@@ -113,8 +115,8 @@ std::pair<std::size_t, std::size_t> clamp_range(std::int64_t start, std::int64_t
 // (small.shape[axis] == len, every other axis equal). to_small: slice's
 // forward; otherwise: writes `small` into that region of `big` (slice's
 // backward and, in reverse, one input of concat).
-void copy_region(const Tensor& big, const Tensor& small, std::size_t axis, std::size_t begin,
-                 bool to_small) {
+void copy_region(const Tensor& big, const Tensor& small, std::size_t axis,
+                 std::size_t begin, bool to_small) {
   AxisSplit s = split_at(big.shape(), axis);
   std::size_t len = small.shape()[axis];
   dispatch(big.dtype(), [&](auto zero) {
@@ -231,7 +233,8 @@ Tensor transpose(const Tensor& x, int axis0, int axis1) {
 // out = [x0 | x1 | ...] along `axis`. Each input's gradient is its own
 // stretch of dout: dx_i = dout[..., off_i : off_i + n_i, ...].
 Tensor concat(const std::vector<Tensor>& xs, int axis) {
-  if (xs.empty()) throw std::invalid_argument("concat: needs at least one tensor, got none");
+  if (xs.empty())
+    throw std::invalid_argument("concat: needs at least one tensor, got none");
   for (const Tensor& x : xs) check_same_dtype("concat", xs[0], x);
   const Shape& first = xs[0].shape();
   std::size_t a = normalize_axis("concat", axis, first);

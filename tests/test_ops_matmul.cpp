@@ -16,7 +16,8 @@ namespace {
 
 const DType kDtypes[] = {DType::float32, DType::float64};
 
-void check_values(const Tensor& t, const Shape& shape, const std::vector<double>& expected) {
+void check_values(const Tensor& t, const Shape& shape,
+                  const std::vector<double>& expected) {
   CAPTURE(shape_str(t.shape()));
   REQUIRE(t.shape() == shape);
   std::vector<double> got = t.to_vector();
@@ -31,14 +32,15 @@ void check_values(const Tensor& t, const Shape& shape, const std::vector<double>
 // Deterministic "random" values in [-1, 1) without the engine's generator.
 std::vector<double> values(std::size_t n, int seed) {
   std::vector<double> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(double(i * 7 + seed * 13 + 1)) ;
+  for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(double(i * 7 + seed * 13 + 1));
   return v;
 }
 
 // np.matmul of a [*ba, n, k] and b [*bb, k, m] by triple loops; the batch
 // shapes have the same rank here and broadcast where one of them is 1.
 std::vector<double> naive_matmul(const std::vector<double>& a, const Shape& as,
-                                 const std::vector<double>& b, const Shape& bs, Shape& out) {
+                                 const std::vector<double>& b, const Shape& bs,
+                                 Shape& out) {
   std::size_t nd = as.size();
   std::size_t n = as[nd - 2], k = as[nd - 1], m = bs[nd - 1];
   out.clear();
@@ -90,8 +92,8 @@ TEST_CASE("matmul promotes 1-D operands and removes the added axis, as np.matmul
     SUBCASE(dtype_name(dt)) {
       Tensor v = tensor({1, 2, 3}, dt);
       Tensor m = tensor({{1, 0}, {0, 1}, {1, 1}}, dt);  // (3,2)
-      check_values(matmul(v, v), {}, {14});              // 1+4+9, a 0-d result
-      check_values(matmul(v, m), {2}, {4, 5});           // [1+3, 2+3]
+      check_values(matmul(v, v), {}, {14});             // 1+4+9, a 0-d result
+      check_values(matmul(v, m), {2}, {4, 5});          // [1+3, 2+3]
       check_values(matmul(transpose(m, 0, 1), v), {2}, {4, 5});
       // v @ stack of two matrices: (3,) @ (2,3,2) -> (2,2)
       Tensor stack = concat({unsqueeze(m, 0), unsqueeze(m * 2.0, 0)}, 0);
@@ -108,10 +110,10 @@ TEST_CASE("matmul broadcasts batch axes like np.matmul") {
       struct Case {
         Shape as, bs;
       };
-      for (Case cs : {Case{{2, 2, 3, 4}, {2, 2, 4, 5}},   // [B, H, T, hd] @ [B, H, hd, m]
-                      Case{{2, 1, 3, 4}, {1, 3, 4, 2}},   // both operands broadcast
-                      Case{{3, 5, 4}, {1, 4, 2}},         // one b for the whole batch
-                      Case{{1, 5, 4}, {3, 4, 2}}}) {      // one a for the whole batch
+      for (Case cs : {Case{{2, 2, 3, 4}, {2, 2, 4, 5}},  // [B, H, T, hd] @ [B, H, hd, m]
+                      Case{{2, 1, 3, 4}, {1, 3, 4, 2}},  // both operands broadcast
+                      Case{{3, 5, 4}, {1, 4, 2}},        // one b for the whole batch
+                      Case{{1, 5, 4}, {3, 4, 2}}}) {     // one a for the whole batch
         CAPTURE(shape_str(cs.as));
         CAPTURE(shape_str(cs.bs));
         auto av = values(shape_numel(cs.as), 1), bv = values(shape_numel(cs.bs), 2);
@@ -137,11 +139,13 @@ TEST_CASE("matmul with an empty inner axis gives zeros") {
 TEST_CASE("matmul explains shapes that are not aligned or cannot be broadcast") {
   CHECK_THROWS_WITH_AS(
       matmul(zeros({2, 3}), zeros({4, 5})),
-      doctest::Contains("matmul: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 4 (dim 0)"),
+      doctest::Contains(
+          "matmul: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 4 (dim 0)"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(
       matmul(zeros({3}), zeros({2, 4, 5})),
-      doctest::Contains("matmul: shapes (3,) and (2,4,5) are not aligned: 3 (dim 0) != 4 (dim 1)"),
+      doctest::Contains(
+          "matmul: shapes (3,) and (2,4,5) are not aligned: 3 (dim 0) != 4 (dim 1)"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(
       matmul(zeros({2, 3, 4}), zeros({5, 4, 6})),
@@ -149,10 +153,12 @@ TEST_CASE("matmul explains shapes that are not aligned or cannot be broadcast") 
                         "batch axes: 2 (dim 0) != 5 (dim 0)"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(matmul(zeros({}), zeros({3})),
-                       doctest::Contains("matmul: shapes () and (3,)"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(matmul(zeros({2, 2}), zeros({2, 2}, DType::float64)),
-                       doctest::Contains("matmul: dtypes float32 (2,2) and float64 (2,2) differ"),
+                       doctest::Contains("matmul: shapes () and (3,)"),
                        std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      matmul(zeros({2, 2}), zeros({2, 2}, DType::float64)),
+      doctest::Contains("matmul: dtypes float32 (2,2) and float64 (2,2) differ"),
+      std::invalid_argument);
 }
 
 TEST_CASE("the gradient of sum(a @ b) is ones @ b^T for a and a^T @ ones for b") {
@@ -261,29 +267,34 @@ TEST_CASE("linear's gradients are dout @ weight and dout^T @ x over all rows") {
       CHECK(y.op() == "linear");
       // dout rows [1, 10] and [100, 1000]
       y.backward(from_vector({1, 10, 100, 1000}, {2, 1, 2}, dt));
-      // dx[r] = 1*w[0] + 10*w[1] = [21, 10, -1];  100*w[0] + 1000*w[1] = [2100, 1000, -100]
+      // dx[r] = 1*w[0] + 10*w[1] = [21, 10, -1];  100*w[0] + 1000*w[1] = [2100, 1000,
+      // -100]
       check_values(x.grad(), {2, 1, 3}, {21, 10, -1, 2100, 1000, -100});
       // dw[o] = sum_r dout[r, o] x[r]: o=0: 1*[1,2,3] + 100*[4,5,6] = [401, 502, 603]
-      //                                 o=1: 10*[1,2,3] + 1000*[4,5,6] = [4010, 5020, 6030]
+      //                                 o=1: 10*[1,2,3] + 1000*[4,5,6] = [4010, 5020,
+      //                                 6030]
       check_values(w.grad(), {2, 3}, {401, 502, 603, 4010, 5020, 6030});
     }
   }
 }
 
 TEST_CASE("linear names both shapes when x's features do not match weight's") {
-  CHECK_THROWS_WITH_AS(linear(zeros({2, 3}), zeros({4, 5})),
-                       doctest::Contains("linear: shapes (2,3) and (4,5) are not aligned: "
-                                         "3 (dim 1) != 5 (dim 1); weight is [out, in]"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(linear(zeros({2, 3}), zeros({3})),
-                       doctest::Contains("linear: weight must be 2-D [out, in], got shape (3,)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({4, 5})),
+      doctest::Contains("linear: shapes (2,3) and (4,5) are not aligned: "
+                        "3 (dim 1) != 5 (dim 1); weight is [out, in]"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({3})),
+      doctest::Contains("linear: weight must be 2-D [out, in], got shape (3,)"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(linear(zeros({}), zeros({2, 1})),
                        doctest::Contains("linear: x of shape () has no features axis"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(linear(zeros({2, 3}), zeros({4, 3}, DType::float64)),
-                       doctest::Contains("linear: dtypes float32 (2,3) and float64 (4,3) differ"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({4, 3}, DType::float64)),
+      doctest::Contains("linear: dtypes float32 (2,3) and float64 (4,3) differ"),
+      std::invalid_argument);
 }
 
 TEST_CASE("blas_info names the kernels and uses one thread by default") {
@@ -299,7 +310,8 @@ TEST_CASE("blas_info names the kernels and uses one thread by default") {
   CHECK(blas_info().threads == 2);
   set_blas_threads(1);
   CHECK(blas_info().threads == 1);
-  CHECK_THROWS_WITH_AS(set_blas_threads(0),
-                       doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      set_blas_threads(0),
+      doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),
+      std::invalid_argument);
 }

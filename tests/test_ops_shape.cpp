@@ -12,7 +12,8 @@ using namespace glassllm;
 namespace {
 
 // Elements in row-major order, checked one by one with a small tolerance.
-void check_values(const Tensor& t, const Shape& shape, const std::vector<double>& expected) {
+void check_values(const Tensor& t, const Shape& shape,
+                  const std::vector<double>& expected) {
   CAPTURE(shape_str(t.shape()));
   REQUIRE(t.shape() == shape);
   std::vector<double> got = t.to_vector();
@@ -36,15 +37,14 @@ TEST_CASE("permute reorders axes like NumPy's transpose") {
         Tensor y = permute(x, {2, 0, 1});
         CHECK(y.dtype() == dt);
         // x.transpose(2, 0, 1).ravel()
-        check_values(y, {4, 2, 3},
-                     {0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17, 21,
-                      2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+        check_values(y, {4, 2, 3}, {0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
+                                    2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
         CHECK(y.parents().empty());  // nothing required grad: no graph recorded
       }
       SUBCASE("negative axes count from the end") {
         // x.transpose(0, 2, 1) == x.transpose(0, -1, -2)
         check_values(permute(x, {0, -1, -2}), {2, 4, 3},
-                     {0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11,
+                     {0,  4,  8,  1,  5,  9,  2,  6,  10, 3,  7,  11,
                       12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23});
       }
       SUBCASE("the identity permutation copies") {
@@ -71,16 +71,19 @@ TEST_CASE("permute's gradient applies the inverse permutation") {
 
 TEST_CASE("permute names the axes and the shape when they are not a permutation") {
   Tensor x = zeros({2, 3, 4});
-  CHECK_THROWS_WITH_AS(permute(x, {0, 0, 1}),
-                       doctest::Contains(
-                           "permute: axes (0,0,1) are not a permutation of 3 axes for shape (2,3,4)"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(permute(x, {0, 1}),
-                       doctest::Contains("permute: axes (0,1) are not a permutation of 3 axes"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(permute(x, {0, 1, 3}),
-                       doctest::Contains("permute: axis 3 is out of range for shape (2,3,4)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      permute(x, {0, 0, 1}),
+      doctest::Contains(
+          "permute: axes (0,0,1) are not a permutation of 3 axes for shape (2,3,4)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      permute(x, {0, 1}),
+      doctest::Contains("permute: axes (0,1) are not a permutation of 3 axes"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      permute(x, {0, 1, 3}),
+      doctest::Contains("permute: axis 3 is out of range for shape (2,3,4)"),
+      std::invalid_argument);
 }
 
 TEST_CASE("transpose swaps two axes and its gradient swaps them back") {
@@ -94,14 +97,17 @@ TEST_CASE("transpose swaps two axes and its gradient swaps them back") {
       // dout = [[10,20],[30,40],[50,60]] -> dx = dout.T
       y.backward(tensor({{10, 20}, {30, 40}, {50, 60}}, dt));
       check_values(x.grad(), {2, 3}, {10, 30, 50, 20, 40, 60});
-      CHECK_THROWS_WITH_AS(transpose(x, 0, 2),
-                           doctest::Contains("transpose: axis 2 is out of range for shape (2,3)"),
-                           std::invalid_argument);
+      CHECK_THROWS_WITH_AS(
+          transpose(x, 0, 2),
+          doctest::Contains("transpose: axis 2 is out of range for shape (2,3)"),
+          std::invalid_argument);
     }
   }
 }
 
-TEST_CASE("transpose of the middle axes moves heads in front of time: [B,T,H,hd] -> [B,H,T,hd]") {
+TEST_CASE(
+    "transpose of the middle axes moves heads in front of time: [B,T,H,hd] -> "
+    "[B,H,T,hd]") {
   // x[b,t,h,d] = 1000b + 100t + 10h + d; after the swap y[b,h,t,d] holds the same number.
   std::vector<double> v;
   for (int b = 0; b < 2; ++b)
@@ -163,20 +169,25 @@ TEST_CASE("concat of a tensor with itself sums both parts of the gradient") {
 
 TEST_CASE("concat names the shapes and the axis it cannot join") {
   Tensor a = zeros({2, 3});
-  CHECK_THROWS_WITH_AS(concat({a, zeros({4, 5})}, 0),
-                       doctest::Contains("concat: shapes (2,3) and (4,5) differ outside axis 0"),
+  CHECK_THROWS_WITH_AS(
+      concat({a, zeros({4, 5})}, 0),
+      doctest::Contains("concat: shapes (2,3) and (4,5) differ outside axis 0"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      concat({a, zeros({2, 3, 1})}, 1),
+      doctest::Contains("concat: shapes (2,3) and (2,3,1) differ outside axis 1"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(concat({}, 0),
+                       doctest::Contains("concat: needs at least one tensor"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(concat({a, zeros({2, 3, 1})}, 1),
-                       doctest::Contains("concat: shapes (2,3) and (2,3,1) differ outside axis 1"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(concat({}, 0), doctest::Contains("concat: needs at least one tensor"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(concat({a, zeros({2, 3}, DType::float64)}, 0),
-                       doctest::Contains("concat: dtypes float32 (2,3) and float64 (2,3) differ"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(concat({a, a}, 2),
-                       doctest::Contains("concat: axis 2 is out of range for shape (2,3)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      concat({a, zeros({2, 3}, DType::float64)}, 0),
+      doctest::Contains("concat: dtypes float32 (2,3) and float64 (2,3) differ"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      concat({a, a}, 2),
+      doctest::Contains("concat: axis 2 is out of range for shape (2,3)"),
+      std::invalid_argument);
 }
 
 TEST_CASE("slice follows Python's slicing rules along one axis") {
@@ -184,10 +195,10 @@ TEST_CASE("slice follows Python's slicing rules along one axis") {
     SUBCASE(dtype_name(dt)) {
       // x = np.arange(12).reshape(3, 4)
       Tensor x = reshape(arange(12, dt), {3, 4});
-      check_values(slice(x, 1, 1, 3), {3, 2}, {1, 2, 5, 6, 9, 10});  // x[:, 1:3]
-      check_values(slice(x, 0, -1, 3), {1, 4}, {8, 9, 10, 11});      // x[-1:]
+      check_values(slice(x, 1, 1, 3), {3, 2}, {1, 2, 5, 6, 9, 10});      // x[:, 1:3]
+      check_values(slice(x, 0, -1, 3), {1, 4}, {8, 9, 10, 11});          // x[-1:]
       check_values(slice(x, -1, 2, 100), {3, 2}, {2, 3, 6, 7, 10, 11});  // x[:, 2:100]
-      check_values(slice(x, 0, -100, 1), {1, 4}, {0, 1, 2, 3});     // x[-100:1]
+      check_values(slice(x, 0, -100, 1), {1, 4}, {0, 1, 2, 3});          // x[-100:1]
       check_values(slice(x, 0, 2, 1), {0, 4}, {});                   // x[2:1] is empty
       check_values(slice(x, 1, 0, -2), {3, 2}, {0, 1, 4, 5, 8, 9});  // x[:, :-2]
     }
@@ -217,7 +228,8 @@ TEST_CASE("rotate_half is a concat of two slices, and its gradient comes back ro
 }
 
 TEST_CASE("slice rejects an axis out of range") {
-  CHECK_THROWS_WITH_AS(slice(zeros({2, 3}), -3, 0, 1),
-                       doctest::Contains("slice: axis -3 is out of range for shape (2,3)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      slice(zeros({2, 3}), -3, 0, 1),
+      doctest::Contains("slice: axis -3 is out of range for shape (2,3)"),
+      std::invalid_argument);
 }

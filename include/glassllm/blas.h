@@ -14,9 +14,9 @@ namespace glassllm {
 /// What blas_info() reports.
 struct BlasInfo {
   std::string library;  ///< the file that was opened, e.g. ".../libopenblas.so.0"
-  std::string core;     ///< OpenBLAS's kernel family, e.g. "SkylakeX", "Haswell", "Prescott"
-  std::string config;   ///< OpenBLAS's build description (version, threading, ...)
-  int threads;          ///< threads OpenBLAS uses per product (1 unless changed)
+  std::string core;  ///< OpenBLAS's kernel family, e.g. "SkylakeX", "Haswell", "Prescott"
+  std::string config;  ///< OpenBLAS's build description (version, threading, ...)
+  int threads;         ///< threads OpenBLAS uses per product (1 unless changed)
 };
 
 /// Opens OpenBLAS if it is not open yet and describes it.
