@@ -13,10 +13,10 @@ namespace glassllm {
 
 /// What blas_info() reports.
 struct BlasInfo {
-  std::string library;  ///< the file that was opened, e.g. ".../libopenblas.so.0"
-  std::string core;  ///< OpenBLAS's kernel family, e.g. "SkylakeX", "Haswell", "Prescott"
-  std::string config;  ///< OpenBLAS's build description (version, threading, ...)
-  int threads;         ///< threads OpenBLAS uses per product (1 unless changed)
+  std::string library;  ///< the file opened, e.g. ".../libopenblas.so.0"
+  std::string core;     ///< kernel family: "SkylakeX", "Haswell", "Prescott", ...
+  std::string config;   ///< OpenBLAS's build line (version, threading, ...)
+  int threads;          ///< threads per product (1 unless set_blas_threads)
 };
 
 /// Opens OpenBLAS if it is not open yet and describes it.
