@@ -1,0 +1,317 @@
+// Tests for matmul and linear (glassllm/ops_matmul.cpp) and the BLAS they run
+// on (include/glassllm/blas.h). Expected values are literal numbers worked out
+// by hand, or come from a naive triple loop written here with NumPy's matmul
+// rules; never from the engine itself.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "glassllm/blas.h"
+#include "glassllm/ops.h"
+
+using namespace glassllm;
+
+namespace {
+
+const DType kDtypes[] = {DType::float32, DType::float64};
+
+void check_values(const Tensor& t, const Shape& shape,
+                  const std::vector<double>& expected) {
+  CAPTURE(shape_str(t.shape()));
+  REQUIRE(t.shape() == shape);
+  std::vector<double> got = t.to_vector();
+  REQUIRE(got.size() == expected.size());
+  double tol = t.dtype() == DType::float32 ? 1e-5 : 1e-12;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol).scale(1.0));
+  }
+}
+
+// Deterministic "random" values in [-1, 1) without the engine's generator.
+std::vector<double> values(std::size_t n, int seed) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = std::sin(double(i * 7 + seed * 13 + 1));
+  return v;
+}
+
+// np.matmul of a [*ba, n, k] and b [*bb, k, m] by triple loops; the batch
+// shapes have the same rank here and broadcast where one of them is 1.
+std::vector<double> naive_matmul(const std::vector<double>& a, const Shape& as,
+                                 const std::vector<double>& b, const Shape& bs,
+                                 Shape& out) {
+  std::size_t nd = as.size();
+  std::size_t n = as[nd - 2], k = as[nd - 1], m = bs[nd - 1];
+  out.clear();
+  for (std::size_t d = 0; d + 2 < nd; ++d) out.push_back(std::max(as[d], bs[d]));
+  out.push_back(n);
+  out.push_back(m);
+  std::size_t batch = 1;
+  for (std::size_t d = 0; d + 2 < nd; ++d) batch *= out[d];
+  std::vector<double> c(batch * n * m, 0.0);
+  for (std::size_t i = 0; i < batch; ++i) {
+    // Unravel i over the output batch, then re-ravel into each operand.
+    std::size_t rest = i, ia = 0, ib = 0, sa = 1, sb = 1;
+    for (std::size_t d = nd - 2; d-- > 0;) {
+      std::size_t idx = rest % out[d];
+      rest /= out[d];
+      ia += (as[d] == 1 ? 0 : idx) * sa;
+      ib += (bs[d] == 1 ? 0 : idx) * sb;
+      sa *= as[d];
+      sb *= bs[d];
+    }
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t col = 0; col < m; ++col) {
+        double s = 0;
+        for (std::size_t j = 0; j < k; ++j)
+          s += a[(ia * n + r) * k + j] * b[(ib * k + j) * m + col];
+        c[(i * n + r) * m + col] = s;
+      }
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("matmul multiplies two matrices") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, dt);
+      Tensor b = tensor({{7, 8}, {9, 10}, {11, 12}}, dt);
+      // [1*7+2*9+3*11, 1*8+2*10+3*12], [4*7+5*9+6*11, 4*8+5*10+6*12]
+      Tensor c = matmul(a, b);
+      CHECK(c.dtype() == dt);
+      check_values(c, {2, 2}, {58, 64, 139, 154});
+    }
+  }
+}
+
+TEST_CASE("matmul promotes 1-D operands and removes the added axis, as np.matmul does") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor v = tensor({1, 2, 3}, dt);
+      Tensor m = tensor({{1, 0}, {0, 1}, {1, 1}}, dt);  // (3,2)
+      check_values(matmul(v, v), {}, {14});             // 1+4+9, a 0-d result
+      check_values(matmul(v, m), {2}, {4, 5});          // [1+3, 2+3]
+      check_values(matmul(transpose(m, 0, 1), v), {2}, {4, 5});
+      // v @ stack of two matrices: (3,) @ (2,3,2) -> (2,2)
+      Tensor stack = concat({unsqueeze(m, 0), unsqueeze(m * 2.0, 0)}, 0);
+      check_values(matmul(v, stack), {2, 2}, {4, 5, 8, 10});
+      // stack (2,3,2)^T per batch @ v... here (2,2,3) @ (3,) -> (2,2)
+      check_values(matmul(transpose(stack, 1, 2), v), {2, 2}, {4, 5, 8, 10});
+    }
+  }
+}
+
+TEST_CASE("matmul broadcasts batch axes like np.matmul") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      struct Case {
+        Shape as, bs;
+      };
+      for (Case cs : {Case{{2, 2, 3, 4}, {2, 2, 4, 5}},  // [B, H, T, hd] @ [B, H, hd, m]
+                      Case{{2, 1, 3, 4}, {1, 3, 4, 2}},  // both operands broadcast
+                      Case{{3, 5, 4}, {1, 4, 2}},        // one b for the whole batch
+                      Case{{1, 5, 4}, {3, 4, 2}}}) {     // one a for the whole batch
+        CAPTURE(shape_str(cs.as));
+        CAPTURE(shape_str(cs.bs));
+        auto av = values(shape_numel(cs.as), 1), bv = values(shape_numel(cs.bs), 2);
+        Shape expected_shape;
+        auto expected = naive_matmul(av, cs.as, bv, cs.bs, expected_shape);
+        check_values(matmul(from_vector(av, cs.as, dt), from_vector(bv, cs.bs, dt)),
+                     expected_shape, expected);
+      }
+      // A missing batch axis broadcasts too: (3,5,4) @ (4,2) equals (3,5,4) @ (1,4,2).
+      auto av = values(60, 3), bv = values(8, 4);
+      Shape expected_shape;
+      auto expected = naive_matmul(av, {3, 5, 4}, bv, {1, 4, 2}, expected_shape);
+      check_values(matmul(from_vector(av, {3, 5, 4}, dt), from_vector(bv, {4, 2}, dt)),
+                   {3, 5, 2}, expected);
+    }
+  }
+}
+
+TEST_CASE("matmul with an empty inner axis gives zeros") {
+  check_values(matmul(zeros({2, 0}), zeros({0, 3})), {2, 3}, {0, 0, 0, 0, 0, 0});
+}
+
+TEST_CASE("matmul explains shapes that are not aligned or cannot be broadcast") {
+  CHECK_THROWS_WITH_AS(
+      matmul(zeros({2, 3}), zeros({4, 5})),
+      doctest::Contains(
+          "matmul: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 4 (dim 0)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      matmul(zeros({3}), zeros({2, 4, 5})),
+      doctest::Contains(
+          "matmul: shapes (3,) and (2,4,5) are not aligned: 3 (dim 0) != 4 (dim 1)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      matmul(zeros({2, 3, 4}), zeros({5, 4, 6})),
+      doctest::Contains("matmul: shapes (2,3,4) and (5,4,6) cannot be broadcast in their "
+                        "batch axes: 2 (dim 0) != 5 (dim 0)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(matmul(zeros({}), zeros({3})),
+                       doctest::Contains("matmul: shapes () and (3,)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      matmul(zeros({2, 2}), zeros({2, 2}, DType::float64)),
+      doctest::Contains("matmul: dtypes float32 (2,2) and float64 (2,2) differ"),
+      std::invalid_argument);
+}
+
+TEST_CASE("the gradient of sum(a @ b) is ones @ b^T for a and a^T @ ones for b") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, dt).requires_grad_();
+      Tensor b = tensor({{7, 8}, {9, 10}, {11, 12}}, dt).requires_grad_();
+      Tensor c = matmul(a, b);
+      CHECK(c.op() == "matmul");
+      sum(c).backward();
+      // da[i, k] = sum_j b[k, j]: the row sums of b, 15, 19, 23, on every row
+      check_values(a.grad(), {2, 3}, {15, 19, 23, 15, 19, 23});
+      // db[k, j] = sum_i a[i, k]: the column sums of a, 5, 7, 9, on every column
+      check_values(b.grad(), {3, 2}, {5, 5, 7, 7, 9, 9});
+    }
+  }
+}
+
+TEST_CASE("matmul's gradient sums over the batch that b was broadcast along") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      // a [2,3,4] = 0..23, b [4,5] = ones. L = sum(a @ b).
+      Tensor a = reshape(arange(24, dt), {2, 3, 4}).detach().requires_grad_();
+      Tensor b = ones({4, 5}, dt).requires_grad_();
+      sum(matmul(a, b)).backward();
+      // da[., i, k] = sum_j b[k, j] = 5 everywhere
+      check_values(a.grad(), {2, 3, 4}, std::vector<double>(24, 5.0));
+      // db[k, j] = sum over batch and rows of a[., ., k]:
+      // k=0: 0+4+8+12+16+20 = 60, k=1: 66, k=2: 72, k=3: 78 (same for every j)
+      std::vector<double> db;
+      for (double v : {60, 66, 72, 78})
+        for (int j = 0; j < 5; ++j) db.push_back(v);
+      check_values(b.grad(), {4, 5}, db);
+    }
+  }
+}
+
+TEST_CASE("matmul's gradient with a general upstream gradient matches naive loops") {
+  // dA_i = dC_i @ B_i^T and dB_i = A_i^T @ dC_i, summed over the batch axes
+  // each operand was broadcast along. Both operands broadcast here.
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Shape as{2, 1, 3, 4}, bs{1, 2, 4, 5}, cs{2, 2, 3, 5};
+      auto av = values(24, 5), bv = values(40, 6), gv = values(60, 7);
+      Tensor a = from_vector(av, as, dt).requires_grad_();
+      Tensor b = from_vector(bv, bs, dt).requires_grad_();
+      matmul(a, b).backward(from_vector(gv, cs, dt));
+      std::vector<double> da(24, 0.0), db(40, 0.0);
+      for (std::size_t i0 = 0; i0 < 2; ++i0)
+        for (std::size_t i1 = 0; i1 < 2; ++i1)
+          for (std::size_t n = 0; n < 3; ++n)
+            for (std::size_t k = 0; k < 4; ++k)
+              for (std::size_t m = 0; m < 5; ++m) {
+                double g = gv[((i0 * 2 + i1) * 3 + n) * 5 + m];
+                da[(i0 * 3 + n) * 4 + k] += g * bv[(i1 * 4 + k) * 5 + m];
+                db[(i1 * 4 + k) * 5 + m] += g * av[(i0 * 3 + n) * 4 + k];
+              }
+      check_values(a.grad(), as, da);
+      check_values(b.grad(), bs, db);
+    }
+  }
+}
+
+TEST_CASE("matmul of a tensor with itself receives both gradient contributions") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      // L = sum(a @ a), a = [[1,2],[3,4]]:
+      // dL/da = ones @ a^T + a^T @ ones = [[3,7],[3,7]] + [[4,4],[6,6]]
+      Tensor a = tensor({{1, 2}, {3, 4}}, dt).requires_grad_();
+      sum(matmul(a, a)).backward();
+      check_values(a.grad(), {2, 2}, {7, 11, 9, 13});
+    }
+  }
+}
+
+TEST_CASE("the gradient of a dot product of vectors is the other vector") {
+  Tensor a = tensor({1, 2, 3}, DType::float64).requires_grad_();
+  Tensor b = tensor({4, 5, 6}, DType::float64).requires_grad_();
+  Tensor c = matmul(a, b);  // 4 + 10 + 18 = 32
+  check_values(c, {}, {32});
+  c.backward();
+  check_values(a.grad(), {3}, {4, 5, 6});
+  check_values(b.grad(), {3}, {1, 2, 3});
+}
+
+TEST_CASE("linear computes x @ weight^T with weight stored [out, in]") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      // x (2,3), weight (2,3): y[r, o] = sum_i x[r, i] weight[o, i]
+      Tensor x = tensor({{1, 2, 3}, {4, 5, 6}}, dt);
+      Tensor w = tensor({{1, 0, -1}, {2, 1, 0}}, dt);
+      check_values(linear(x, w), {2, 2}, {-2, 4, -2, 13});
+      // Leading axes are just more rows: x (2,1,3) -> (2,1,2); 1-D x (3,) -> (2,)
+      check_values(linear(reshape(x, {2, 1, 3}), w), {2, 1, 2}, {-2, 4, -2, 13});
+      check_values(linear(tensor({1, 2, 3}, dt), w), {2}, {-2, 4});
+    }
+  }
+}
+
+TEST_CASE("linear's gradients are dout @ weight and dout^T @ x over all rows") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor x = from_vector({1, 2, 3, 4, 5, 6}, {2, 1, 3}, dt).requires_grad_();
+      Tensor w = tensor({{1, 0, -1}, {2, 1, 0}}, dt).requires_grad_();
+      Tensor y = linear(x, w);
+      CHECK(y.op() == "linear");
+      // dout rows [1, 10] and [100, 1000]
+      y.backward(from_vector({1, 10, 100, 1000}, {2, 1, 2}, dt));
+      // dx[r] = 1*w[0] + 10*w[1] = [21, 10, -1];  100*w[0] + 1000*w[1] = [2100, 1000,
+      // -100]
+      check_values(x.grad(), {2, 1, 3}, {21, 10, -1, 2100, 1000, -100});
+      // dw[o] = sum_r dout[r, o] x[r]: o=0: 1*[1,2,3] + 100*[4,5,6] = [401, 502, 603]
+      //                                 o=1: 10*[1,2,3] + 1000*[4,5,6] = [4010, 5020,
+      //                                 6030]
+      check_values(w.grad(), {2, 3}, {401, 502, 603, 4010, 5020, 6030});
+    }
+  }
+}
+
+TEST_CASE("linear names both shapes when x's features do not match weight's") {
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({4, 5})),
+      doctest::Contains("linear: shapes (2,3) and (4,5) are not aligned: "
+                        "3 (dim 1) != 5 (dim 1); weight is [out, in]"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({3})),
+      doctest::Contains("linear: weight must be 2-D [out, in], got shape (3,)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(linear(zeros({}), zeros({2, 1})),
+                       doctest::Contains("linear: x of shape () has no features axis"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      linear(zeros({2, 3}), zeros({4, 3}, DType::float64)),
+      doctest::Contains("linear: dtypes float32 (2,3) and float64 (4,3) differ"),
+      std::invalid_argument);
+}
+
+TEST_CASE("blas_info names the kernels and uses one thread by default") {
+  BlasInfo info = blas_info();
+  CAPTURE(info.library);
+  CAPTURE(info.core);
+  CAPTURE(info.config);
+  CHECK(info.library.find("libopenblas") != std::string::npos);
+  CHECK_FALSE(info.core.empty());
+  CHECK_FALSE(info.config.empty());
+  CHECK(info.threads == 1);
+  set_blas_threads(2);
+  CHECK(blas_info().threads == 2);
+  set_blas_threads(1);
+  CHECK(blas_info().threads == 1);
+  CHECK_THROWS_WITH_AS(
+      set_blas_threads(0),
+      doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),
+      std::invalid_argument);
+}
