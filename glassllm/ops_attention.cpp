@@ -26,8 +26,9 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
     throw std::invalid_argument("repeat_kv: expected x of shape [B, Hkv, T, D], got " +
                                 shape_str(x.shape()));
   if (n_rep == 0)
-    throw std::invalid_argument("repeat_kv: n_rep must be at least 1, got 0 for x of shape " +
-                                shape_str(x.shape()));
+    throw std::invalid_argument(
+        "repeat_kv: n_rep must be at least 1, got 0 for x of shape " +
+        shape_str(x.shape()));
   std::size_t B = x.shape()[0], Hkv = x.shape()[1];
   std::size_t block = x.shape()[2] * x.shape()[3];  // one head: T * D elements
   Tensor out = empty({B, Hkv * n_rep, x.shape()[2], x.shape()[3]}, x.dtype());
@@ -112,7 +113,8 @@ Tensor rmsnorm(const Tensor& x, double eps) {
           T dot = 0;
           for (std::size_t j = 0; j < D; ++j) dot += g[o + j] * yv[o + j];
           T mean_gy = dot / T(D);  // mean(dout * y)
-          for (std::size_t j = 0; j < D; ++j) d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
+          for (std::size_t j = 0; j < D; ++j)
+            d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
         }
       });
       return std::vector<Tensor>{dx};
@@ -188,7 +190,8 @@ Tensor rope(const Tensor& x, std::size_t start, double theta) {
                                 shape_str(x.shape()) +
                                 " must be even (rotate-half pairs i with i + hd/2)");
   if (!(theta > 0))
-    throw std::invalid_argument("rope: theta must be positive, got " + std::to_string(theta));
+    throw std::invalid_argument("rope: theta must be positive, got " +
+                                std::to_string(theta));
   RopeTables tab = rope_tables(T_len, hd, start, theta);
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {

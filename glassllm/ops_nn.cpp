@@ -60,7 +60,8 @@ void broadcast_walk(const Shape& out_shape, const std::array<Shape, K>& in_shape
   std::size_t n = shape_numel(out_shape), nd = out_shape.size();
   if (n == 0) return;
   std::array<std::vector<std::size_t>, K> strides;
-  for (std::size_t k = 0; k < K; ++k) strides[k] = broadcast_strides(in_shapes[k], out_shape);
+  for (std::size_t k = 0; k < K; ++k)
+    strides[k] = broadcast_strides(in_shapes[k], out_shape);
   std::vector<std::size_t> index(nd, 0);
   std::array<std::size_t, K> offsets{};
   for (std::size_t o = 0; o < n; ++o) {
@@ -136,7 +137,8 @@ Tensor softmax(const Tensor& x, int axis) {
         T* d = ptr<T>(dx);
         for_each_row(s, [&](std::size_t first, std::size_t stride) {
           T dot = 0;  // sum(dout * y) over the row
-          for (std::size_t k = 0; k < s.n; ++k) dot += g[first + k * stride] * yv[first + k * stride];
+          for (std::size_t k = 0; k < s.n; ++k)
+            dot += g[first + k * stride] * yv[first + k * stride];
           for (std::size_t k = 0; k < s.n; ++k) {
             std::size_t j = first + k * stride;
             d[j] = yv[j] * (g[j] - dot);
@@ -164,7 +166,8 @@ Tensor log_softmax(const Tensor& x, int axis) {
       T total = 0;
       for (std::size_t k = 0; k < s.n; ++k) total += std::exp(in[first + k * stride] - m);
       T log_z = m + std::log(total);  // log(sum(exp(x)))
-      for (std::size_t k = 0; k < s.n; ++k) y[first + k * stride] = in[first + k * stride] - log_z;
+      for (std::size_t k = 0; k < s.n; ++k)
+        y[first + k * stride] = in[first + k * stride] - log_z;
     });
   });
   // y_i = x_i - log_z, d log_z / dx_j = softmax_j, so
@@ -201,23 +204,24 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
                      std::int64_t ignore_index) {
   check_defined("cross_entropy", logits);
   if (logits.ndim() == 0 || logits.shape().back() == 0)
-    throw std::invalid_argument("cross_entropy: logits of shape " + shape_str(logits.shape()) +
+    throw std::invalid_argument("cross_entropy: logits of shape " +
+                                shape_str(logits.shape()) +
                                 " have no class axis; expected [..., C] with C > 0");
   std::size_t C = logits.shape().back();
   std::size_t rows = logits.size() / C;
   if (targets.size() != rows)
     throw std::invalid_argument("cross_entropy: " + std::to_string(targets.size()) +
-                                " targets for logits of shape " + shape_str(logits.shape()) +
-                                ", which have " + std::to_string(rows) +
-                                " rows; pass one target per row");
+                                " targets for logits of shape " +
+                                shape_str(logits.shape()) + ", which have " +
+                                std::to_string(rows) + " rows; pass one target per row");
   std::size_t count = 0;  // rows that are not ignored
   for (std::size_t r = 0; r < rows; ++r) {
     std::int64_t t = targets[r];
     if (t == ignore_index) continue;
     if (t < 0 || t >= std::int64_t(C))
-      throw std::invalid_argument("cross_entropy: target " + std::to_string(t) +
-                                  " at position " + std::to_string(r) +
-                                  " is out of range for " + std::to_string(C) + " classes");
+      throw std::invalid_argument(
+          "cross_entropy: target " + std::to_string(t) + " at position " +
+          std::to_string(r) + " is out of range for " + std::to_string(C) + " classes");
     ++count;
   }
   Tensor out = empty({}, logits.dtype());
@@ -276,14 +280,15 @@ Tensor embedding(const Tensor& weight, const std::vector<std::int64_t>& ids,
                                 shape_str(weight.shape()));
   if (ids.size() != shape_numel(ids_shape))
     throw std::invalid_argument("embedding: " + std::to_string(ids.size()) +
-                                " ids do not fill ids_shape " + shape_str(ids_shape) + " (" +
-                                std::to_string(shape_numel(ids_shape)) + " elements)");
+                                " ids do not fill ids_shape " + shape_str(ids_shape) +
+                                " (" + std::to_string(shape_numel(ids_shape)) +
+                                " elements)");
   std::size_t V = weight.shape()[0], D = weight.shape()[1];
   for (std::size_t p = 0; p < ids.size(); ++p)
     if (ids[p] < 0 || ids[p] >= std::int64_t(V))
-      throw std::invalid_argument("embedding: id " + std::to_string(ids[p]) + " at position " +
-                                  std::to_string(p) + " is out of range for " +
-                                  std::to_string(V) + " rows");
+      throw std::invalid_argument("embedding: id " + std::to_string(ids[p]) +
+                                  " at position " + std::to_string(p) +
+                                  " is out of range for " + std::to_string(V) + " rows");
   Shape out_shape = ids_shape;
   out_shape.push_back(D);  // ids_shape + [D]
   Tensor out = empty(out_shape, weight.dtype());
@@ -332,12 +337,11 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
       std::size_t len = (*s)[i - (nd - s->size())];
       if (len == 1) continue;
       if (out_shape[i] != 1 && out_shape[i] != len)
-        throw std::invalid_argument("where: shapes " + shape_str(cs) + ", " + shape_str(as) +
-                                    " and " + shape_str(bs) +
-                                    " cannot be broadcast together: lengths " +
-                                    std::to_string(out_shape[i]) + " and " +
-                                    std::to_string(len) + " meet at output dim " +
-                                    std::to_string(i));
+        throw std::invalid_argument(
+            "where: shapes " + shape_str(cs) + ", " + shape_str(as) + " and " +
+            shape_str(bs) + " cannot be broadcast together: lengths " +
+            std::to_string(out_shape[i]) + " and " + std::to_string(len) +
+            " meet at output dim " + std::to_string(i));
       out_shape[i] = len;
     }
   std::vector<unsigned char> truth = nonzero_bytes(condition);
@@ -368,11 +372,12 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
         const T* g = ptr<T>(dout);
         T* da = ptr<T>(da_full);
         T* db = ptr<T>(db_full);
-        broadcast_walk<1>(out_shape, {condition.shape()}, [&](std::size_t i, const auto& off) {
-          bool t = truth[off[0]];
-          da[i] = t ? g[i] : T(0);
-          db[i] = t ? T(0) : g[i];
-        });
+        broadcast_walk<1>(out_shape, {condition.shape()},
+                          [&](std::size_t i, const auto& off) {
+                            bool t = truth[off[0]];
+                            da[i] = t ? g[i] : T(0);
+                            db[i] = t ? T(0) : g[i];
+                          });
       });
       return std::vector<Tensor>{Tensor(),
                                  need_a ? sum_to_shape(da_full, a_shape) : Tensor(),
@@ -394,7 +399,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   }
   if (!fits)
     throw std::invalid_argument("masked_fill: mask of shape " + shape_str(mask.shape()) +
-                                " does not broadcast to x's shape " + shape_str(x.shape()));
+                                " does not broadcast to x's shape " +
+                                shape_str(x.shape()));
   std::vector<unsigned char> filled = nonzero_bytes(mask);
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
@@ -416,9 +422,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
         using T = decltype(zero);
         const T* g = ptr<T>(dout);
         T* d = ptr<T>(dx);
-        broadcast_walk<1>(dout.shape(), {mask.shape()}, [&](std::size_t i, const auto& off) {
-          d[i] = filled[off[0]] ? T(0) : g[i];
-        });
+        broadcast_walk<1>(
+            dout.shape(), {mask.shape()},
+            [&](std::size_t i, const auto& off) { d[i] = filled[off[0]] ? T(0) : g[i]; });
       });
       return std::vector<Tensor>{dx, Tensor()};
     };

@@ -100,7 +100,8 @@ TEST_CASE("repeat_kv repeats each head in place: [0,0,1,1]") {
       // [[1,2],[3,4]] as x of shape [B=1, Hkv=2, T=2, D=1]: head 0 holds the
       // values 1, 2 at positions 0, 1 and head 1 holds 3, 4. (Shape [1,2,2,1]
       // rather than [1,1,2,2], so that the order of two heads is visible.)
-      Tensor x = reshape(tensor({{1, 2}, {3, 4}}, dt), {1, 2, 2, 1}).detach().requires_grad_();
+      Tensor x =
+          reshape(tensor({{1, 2}, {3, 4}}, dt), {1, 2, 2, 1}).detach().requires_grad_();
       Tensor y = repeat_kv(x, 2);
       CHECK(y.shape() == Shape{1, 4, 2, 1});
       CHECK(y.dtype() == dt);
@@ -129,7 +130,8 @@ TEST_CASE("repeat_kv matches np.repeat(x, n_rep, axis=1) on a larger tensor") {
   for (std::size_t b = 0; b < 2; ++b)
     for (std::size_t h = 0; h < 6; ++h)
       for (std::size_t t = 0; t < 3; ++t)
-        for (std::size_t d = 0; d < 4; ++d) CHECK(y.at({b, h, t, d}) == x.at({b, h / 3, t, d}));
+        for (std::size_t d = 0; d < 4; ++d)
+          CHECK(y.at({b, h, t, d}) == x.at({b, h / 3, t, d}));
 }
 
 TEST_CASE("repeat_kv backward sums the gradients of the copies of each head") {
@@ -159,7 +161,8 @@ TEST_CASE("repeat_kv rejects input that is not 4-D and n_rep = 0") {
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(
       repeat_kv(zeros({1, 2, 3, 4}), 0),
-      doctest::Contains("repeat_kv: n_rep must be at least 1, got 0 for x of shape (1,2,3,4)"),
+      doctest::Contains(
+          "repeat_kv: n_rep must be at least 1, got 0 for x of shape (1,2,3,4)"),
       std::invalid_argument);
 }
 
@@ -177,8 +180,8 @@ TEST_CASE("rmsnorm divides each row by its root mean square") {
       check_values(rmsnorm(tensor({{1, 1}, {0, 2}}, dt), 0.0), {1, 1, 0, std::sqrt(2.0)},
                    tol);
       // eps is added inside the root: [3, 4] with eps 0.5 -> [3, 4] / sqrt(13) exactly.
-      check_values(rmsnorm(tensor({3, 4}, dt), 0.5), {3 / std::sqrt(13.0), 4 / std::sqrt(13.0)},
-                   tol);
+      check_values(rmsnorm(tensor({3, 4}, dt), 0.5),
+                   {3 / std::sqrt(13.0), 4 / std::sqrt(13.0)}, tol);
     }
   }
 }
@@ -205,14 +208,16 @@ TEST_CASE("rmsnorm backward is r * (dout - y * mean(dout * y))") {
 }
 
 TEST_CASE("rmsnorm rejects a tensor without a last axis and a negative eps") {
-  CHECK_THROWS_WITH_AS(rmsnorm(scalar(2.0)),
-                       doctest::Contains("rmsnorm: x of shape () has no last axis to normalise"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      rmsnorm(scalar(2.0)),
+      doctest::Contains("rmsnorm: x of shape () has no last axis to normalise"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(rmsnorm(zeros({2, 0})),
                        doctest::Contains("rmsnorm: x of shape (2,0) has no last axis"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(rmsnorm(zeros({2, 3}), -1.0),
-                       doctest::Contains("rmsnorm: eps must be >= 0"), std::invalid_argument);
+                       doctest::Contains("rmsnorm: eps must be >= 0"),
+                       std::invalid_argument);
 }
 
 // ---- rope --------------------------------------------------------------------------
@@ -242,8 +247,8 @@ TEST_CASE("rope rotates a hd=2 vector at position p by the angle p") {
       check_values(rope(tensor({{2, 3}}, dt), 2), {-3.5601859536, 0.5701543441}, tol);
       // T = 3 rows of [1, 0] with start 5 sit at positions 5, 6, 7.
       check_values(rope(tensor({{1, 0}, {1, 0}, {1, 0}}, dt), 5),
-                   {std::cos(5.0), std::sin(5.0), std::cos(6.0), std::sin(6.0), std::cos(7.0),
-                    std::sin(7.0)},
+                   {std::cos(5.0), std::sin(5.0), std::cos(6.0), std::sin(6.0),
+                    std::cos(7.0), std::sin(7.0)},
                    tol);
     }
   }
@@ -268,8 +273,10 @@ TEST_CASE("rope follows DESIGN.md's rotate-half formula for hd=8 and any start")
   }
   SUBCASE("hd=4 with theta 100: pair (0,2) turns by p, pair (1,3) by p/10") {
     // inv_freq = [100^0, 100^(-2/4)] = [1, 0.1]. x = [1, 2, 3, 4] at p = 1:
-    //   [1 cos 1 - 3 sin 1, 2 cos 0.1 - 4 sin 0.1, 3 cos 1 + 1 sin 1, 4 cos 0.1 + 2 sin 0.1]
-    double c1 = std::cos(1.0), s1 = std::sin(1.0), c01 = std::cos(0.1), s01 = std::sin(0.1);
+    //   [1 cos 1 - 3 sin 1,  2 cos 0.1 - 4 sin 0.1,
+    //    3 cos 1 + 1 sin 1,  4 cos 0.1 + 2 sin 0.1]
+    double c1 = std::cos(1.0), s1 = std::sin(1.0), c01 = std::cos(0.1),
+           s01 = std::sin(0.1);
     check_values(rope(tensor({{1, 2, 3, 4}}, DType::float64), 1, 100.0),
                  {c1 - 3 * s1, 2 * c01 - 4 * s01, 3 * c1 + s1, 4 * c01 + 2 * s01}, 1e-12);
   }
@@ -313,12 +320,14 @@ TEST_CASE("rope backward rotates the gradient back by the same angle") {
 }
 
 TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") {
-  CHECK_THROWS_WITH_AS(rope(zeros({1, 2, 3, 5}), 0),
-                       doctest::Contains("rope: head dim hd=5 of x (1,2,3,5) must be even"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(rope(zeros({4}), 0),
-                       doctest::Contains("rope: expected x of shape [..., T, hd], got (4,)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      rope(zeros({1, 2, 3, 5}), 0),
+      doctest::Contains("rope: head dim hd=5 of x (1,2,3,5) must be even"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      rope(zeros({4}), 0),
+      doctest::Contains("rope: expected x of shape [..., T, hd], got (4,)"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(rope(zeros({2, 4}), 0, 0.0),
                        doctest::Contains("rope: theta must be positive, got 0"),
                        std::invalid_argument);

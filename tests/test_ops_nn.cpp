@@ -104,20 +104,21 @@ TEST_CASE("softmax rows sum to 1 and masked -inf entries are exactly 0") {
       // Row 2: 1000 and 1001 would overflow exp without the max shift;
       //   shifted, [e^-1, 1] / (1 + e^-1) = [0.2689414214, 0.7310585786].
       check_values(y,
-                   {0.0900305732, 0.2447284711, 0.6652409558, 0.5, 0.0, 0.5,
-                    0.2689414214, 0.7310585786, 0.0},
+                   {0.0900305732, 0.2447284711, 0.6652409558, 0.5, 0.0, 0.5, 0.2689414214,
+                    0.7310585786, 0.0},
                    tol);
       CHECK(y.at({1, 1}) == 0.0);  // exactly, not just small
       CHECK(y.at({2, 2}) == 0.0);
       for (std::size_t r = 0; r < 3; ++r)
-        CHECK(y.at({r, 0}) + y.at({r, 1}) + y.at({r, 2}) == doctest::Approx(1.0).epsilon(tol));
+        CHECK(y.at({r, 0}) + y.at({r, 1}) + y.at({r, 2}) ==
+              doctest::Approx(1.0).epsilon(tol));
     }
   }
 }
 
 TEST_CASE("softmax along axis 0 normalises each column") {
-  // Columns of [[1,2],[3,4]]: [1,3] -> [1, e^2] / (1 + e^2) = [0.1192029220, 0.8807970780],
-  // and [2,4] gives the same numbers (only differences matter).
+  // Columns of [[1,2],[3,4]]: [1,3] -> [1, e^2] / (1 + e^2) = [0.1192029220,
+  // 0.8807970780], and [2,4] gives the same numbers (only differences matter).
   Tensor y = softmax(tensor({{1, 2}, {3, 4}}, DType::float64), 0);
   check_values(y, {0.1192029220, 0.1192029220, 0.8807970780, 0.8807970780}, 1e-9);
 }
@@ -159,9 +160,10 @@ TEST_CASE("softmax gives no gradient to masked -inf entries") {
 }
 
 TEST_CASE("softmax rejects an axis outside the tensor") {
-  CHECK_THROWS_WITH_AS(softmax(zeros({2, 3}), 2),
-                       doctest::Contains("softmax: axis 2 is out of range for shape (2,3)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      softmax(zeros({2, 3}), 2),
+      doctest::Contains("softmax: axis 2 is out of range for shape (2,3)"),
+      std::invalid_argument);
 }
 
 // ---- log_softmax -------------------------------------------------------------------
@@ -169,9 +171,9 @@ TEST_CASE("softmax rejects an axis outside the tensor") {
 TEST_CASE("log_softmax is x minus log-sum-exp, stable for large logits") {
   for (DType dt : {DType::float32, DType::float64}) {
     SUBCASE(dtype_name(dt)) {
-      // [0, ln 3]: log-sum-exp = ln 4, so [-ln 4, ln 3 - ln 4] = [-1.3862943611, -0.2876820725].
-      // [1000, 0]: log-sum-exp = 1000 + ln(1 + e^-1000) = 1000 (e^-1000 underflows),
-      // so [0, -1000]; log(softmax) would give log(0) = -inf instead.
+      // [0, ln 3]: log-sum-exp = ln 4, so [-ln 4, ln 3 - ln 4] = [-1.3862943611,
+      // -0.2876820725]. [1000, 0]: log-sum-exp = 1000 + ln(1 + e^-1000) = 1000 (e^-1000
+      // underflows), so [0, -1000]; log(softmax) would give log(0) = -inf instead.
       Tensor y = log_softmax(tensor({{0.0, std::log(3.0)}, {1000, 0}}, dt));
       check_values(y, {-1.3862943611, -0.2876820725, 0.0, -1000.0}, 1e-6);
     }
@@ -210,7 +212,8 @@ TEST_CASE("cross_entropy is the mean of log-sum-exp minus the target logit") {
       //   row 0: softmax = [e^-2, e^-1, 1] / 1.5032147244 = [0.0900305732, 0.2447284711,
       //          0.6652409558]; minus onehot(2), halved:
       //          [0.0450152866, 0.1223642356, -0.1673795221]
-      //   row 1: softmax = [1/4, 1/4, 1/2]; minus onehot(0), halved: [-0.375, 0.125, 0.25]
+      //   row 1: softmax = [1/4, 1/4, 1/2]; minus onehot(0), halved:
+      //          [-0.375, 0.125, 0.25]
       loss.backward();
       check_values(logits.grad(),
                    {0.0450152866, 0.1223642356, -0.1673795221, -0.375, 0.125, 0.25}, tol);
@@ -221,8 +224,8 @@ TEST_CASE("cross_entropy is the mean of log-sum-exp minus the target logit") {
 TEST_CASE("cross_entropy skips ignored rows in the mean and gives them no gradient") {
   // The two rows above plus a row whose target is ignore_index (-100 by
   // default): the mean is still over 2 rows, and the third row's gradient is 0.
-  Tensor logits =
-      tensor({{1, 2, 3}, {5, -1, 2}, {0, 0, std::log(2.0)}}, DType::float64).requires_grad_();
+  Tensor logits = tensor({{1, 2, 3}, {5, -1, 2}, {0, 0, std::log(2.0)}}, DType::float64)
+                      .requires_grad_();
   Tensor loss = cross_entropy(logits, {2, -100, 0});
   CHECK(loss.item() == doctest::Approx(0.8969501628).epsilon(1e-10));
   loss.backward();
@@ -246,31 +249,39 @@ TEST_CASE("cross_entropy skips ignored rows in the mean and gives them no gradie
 TEST_CASE("cross_entropy reads logits [B, T, C] as B*T rows") {
   // One row per (b, t); the values are those of the hand-computed example.
   Tensor logits = tensor({{{1, 2, 3}, {0, 0, std::log(2.0)}}}, DType::float64);
-  CHECK(cross_entropy(logits, {2, 0}).item() == doctest::Approx(0.8969501628).epsilon(1e-10));
+  CHECK(cross_entropy(logits, {2, 0}).item() ==
+        doctest::Approx(0.8969501628).epsilon(1e-10));
 }
 
 TEST_CASE("cross_entropy backward matches finite differences") {
-  check_gradient([](const Tensor& x) { return cross_entropy(x, {3, 0, -100, 4, 1, 2}); },
-                 randn({2, 3, 5}, 31, DType::float64));
+  check_gradient(
+      [](const Tensor& x) {
+        return cross_entropy(x, {3, 0, -100, 4, 1, 2});
+      },
+      randn({2, 3, 5}, 31, DType::float64));
 }
 
 TEST_CASE("cross_entropy rejects bad targets, naming the position") {
   Tensor logits = zeros({4, 5});
   CHECK_THROWS_WITH_AS(
       cross_entropy(logits, {0, 1, 2, 7}),
-      doctest::Contains("cross_entropy: target 7 at position 3 is out of range for 5 classes"),
+      doctest::Contains(
+          "cross_entropy: target 7 at position 3 is out of range for 5 classes"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(
       cross_entropy(logits, {0, -2, 1, 1}),
-      doctest::Contains("cross_entropy: target -2 at position 1 is out of range for 5 classes"),
+      doctest::Contains(
+          "cross_entropy: target -2 at position 1 is out of range for 5 classes"),
       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(cross_entropy(logits, {0, 1, 2}),
-                       doctest::Contains("cross_entropy: 3 targets for logits of shape (4,5), "
-                                         "which have 4 rows"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(cross_entropy(scalar(1.0), {0}),
-                       doctest::Contains("cross_entropy: logits of shape () have no class axis"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      cross_entropy(logits, {0, 1, 2}),
+      doctest::Contains("cross_entropy: 3 targets for logits of shape (4,5), "
+                        "which have 4 rows"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      cross_entropy(scalar(1.0), {0}),
+      doctest::Contains("cross_entropy: logits of shape () have no class axis"),
+      std::invalid_argument);
 }
 
 // ---- embedding ---------------------------------------------------------------------
@@ -299,8 +310,11 @@ TEST_CASE("embedding backward accumulates the gradients of a repeated id") {
       check_values(weight.grad(), {5, 6, 4, 6, 0, 0}, 0);
     }
   }
-  check_gradient([](const Tensor& w) { return embedding(w, {3, 1, 3, 0, 3, 2}, {2, 3}); },
-                 randn({4, 5}, 41, DType::float64));
+  check_gradient(
+      [](const Tensor& w) {
+        return embedding(w, {3, 1, 3, 0, 3, 2}, {2, 3});
+      },
+      randn({4, 5}, 41, DType::float64));
 }
 
 TEST_CASE("embedding rejects ids outside the table and a mismatched ids_shape") {
@@ -317,14 +331,16 @@ TEST_CASE("embedding rejects ids outside the table and a mismatched ids_shape") 
       embedding(weight, {0, 1, 2, 3, 4}, {2, 3}),
       doctest::Contains("embedding: 5 ids do not fill ids_shape (2,3) (6 elements)"),
       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(embedding(zeros({10}), {0}, {1}),
-                       doctest::Contains("embedding: weight must be 2-D [V, D], got shape (10,)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      embedding(zeros({10}), {0}, {1}),
+      doctest::Contains("embedding: weight must be 2-D [V, D], got shape (10,)"),
+      std::invalid_argument);
 }
 
 // ---- where -------------------------------------------------------------------------
 
-TEST_CASE("where picks a where the condition is nonzero, b elsewhere, broadcasting all three") {
+TEST_CASE(
+    "where picks a where the condition is nonzero, b elsewhere, broadcasting all three") {
   for (DType dt : {DType::float32, DType::float64}) {
     SUBCASE(dtype_name(dt)) {
       // condition (1,3), a (2,1), b () broadcast to (2,3); the condition has
@@ -351,7 +367,8 @@ TEST_CASE("where picks a where the condition is nonzero, b elsewhere, broadcasti
 TEST_CASE("where with the same tensor on both sides passes the whole gradient through") {
   // x used twice: the true and false parts add up to dout.
   Tensor x = tensor({1, 2, 3}, DType::float64).requires_grad_();
-  where(tensor({0, 1, 0}, DType::float64), x, x).backward(tensor({5, 6, 7}, DType::float64));
+  where(tensor({0, 1, 0}, DType::float64), x, x)
+      .backward(tensor({5, 6, 7}, DType::float64));
   check_values(x.grad(), {5, 6, 7}, 0);
 }
 
@@ -364,17 +381,20 @@ TEST_CASE("where backward matches finite differences for a and b") {
 }
 
 TEST_CASE("where rejects shapes that do not broadcast and mixed dtypes") {
-  CHECK_THROWS_WITH_AS(where(zeros({2, 3}), zeros({4}), zeros({})),
-                       doctest::Contains("where: shapes (2,3), (4,) and () cannot be broadcast"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(where(zeros({2}), zeros({2}, DType::float32), zeros({2}, DType::float64)),
-                       doctest::Contains("where: dtypes float32 (2,) and float64 (2,) differ"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      where(zeros({2, 3}), zeros({4}), zeros({})),
+      doctest::Contains("where: shapes (2,3), (4,) and () cannot be broadcast"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      where(zeros({2}), zeros({2}, DType::float32), zeros({2}, DType::float64)),
+      doctest::Contains("where: dtypes float32 (2,) and float64 (2,) differ"),
+      std::invalid_argument);
 }
 
 // ---- masked_fill -------------------------------------------------------------------
 
-TEST_CASE("masked_fill writes the value where the mask is nonzero and blocks its gradient") {
+TEST_CASE(
+    "masked_fill writes the value where the mask is nonzero and blocks its gradient") {
   for (DType dt : {DType::float32, DType::float64}) {
     SUBCASE(dtype_name(dt)) {
       // A causal mask: key 1 is in the future of query 0.
@@ -403,10 +423,12 @@ TEST_CASE("masked_fill broadcasts a smaller mask over x") {
 TEST_CASE("masked_fill rejects a mask that does not broadcast to x") {
   CHECK_THROWS_WITH_AS(
       masked_fill(zeros({2, 2}), zeros({3}), 0),
-      doctest::Contains("masked_fill: mask of shape (3,) does not broadcast to x's shape (2,2)"),
+      doctest::Contains(
+          "masked_fill: mask of shape (3,) does not broadcast to x's shape (2,2)"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(
       masked_fill(zeros({2}), zeros({1, 2}), 0),
-      doctest::Contains("masked_fill: mask of shape (1,2) does not broadcast to x's shape (2,)"),
+      doctest::Contains(
+          "masked_fill: mask of shape (1,2) does not broadcast to x's shape (2,)"),
       std::invalid_argument);
 }
