@@ -1,0 +1,334 @@
+// Tests for the attention pieces of ops.h (glassllm/ops_attention.cpp):
+// repeat_kv, rmsnorm and rope.
+//
+// Expected values are worked out by hand (the arithmetic is in the comments)
+// or computed by naive loops that spell out DESIGN.md's formulas; never by
+// the engine itself. Every backward is also compared with central finite
+// differences in float64 (check_gradient below).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "glassllm/ops.h"
+
+using namespace glassllm;
+
+namespace {
+
+// Elementwise comparison with a relative-and-absolute tolerance; tol 0
+// means exact equality.
+void check_values(const Tensor& t, const std::vector<double>& expected, double tol) {
+  std::vector<double> got = t.to_vector();
+  REQUIRE(got.size() == expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    if (tol == 0)
+      CHECK(got[i] == expected[i]);
+    else
+      CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol));
+  }
+}
+
+// Central differences in float64. For L(x) = sum(f(x) * w) with a fixed
+// random w, the engine's gradient (backward with dout = w) must match
+//   dL/dx_i ~ (L(x + h e_i) - L(x - h e_i)) / (2h),  h = 1e-6,
+// within 1e-6 + 1e-5 |numeric|.
+void check_gradient(const std::function<Tensor(const Tensor&)>& f, const Tensor& x0) {
+  const Shape shape = x0.shape();
+  const std::vector<double> x = x0.to_vector();
+  Shape out_shape;
+  {
+    no_grad guard;
+    out_shape = f(from_vector(x, shape, DType::float64)).shape();
+  }
+  const std::vector<double> w = randn(out_shape, 4321, DType::float64).to_vector();
+
+  Tensor xt = from_vector(x, shape, DType::float64).requires_grad_();
+  f(xt).backward(from_vector(w, out_shape, DType::float64));
+  REQUIRE(xt.grad().defined());
+  const std::vector<double> analytic = xt.grad().to_vector();
+
+  no_grad guard;
+  auto loss = [&](const std::vector<double>& v) {
+    std::vector<double> y = f(from_vector(v, shape, DType::float64)).to_vector();
+    double s = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) s += y[i] * w[i];
+    return s;
+  };
+  const double h = 1e-6;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::vector<double> plus = x, minus = x;
+    plus[i] += h;
+    minus[i] -= h;
+    double numeric = (loss(plus) - loss(minus)) / (2 * h);
+    CAPTURE(shape_str(shape));
+    CAPTURE(i);
+    CAPTURE(numeric);
+    CAPTURE(analytic[i]);
+    CHECK(std::abs(analytic[i] - numeric) <= 1e-6 + 1e-5 * std::abs(numeric));
+  }
+}
+
+// DESIGN.md's RoPE, literally, for one vector x of length hd at position p:
+//   cos = [cos(a), cos(a)], sin = [sin(a), sin(a)], a_i = p * theta^(-2i/hd)
+//   rope(x) = x * cos + rotate_half(x) * sin,
+//   rotate_half(x) = concat(-x[hd/2:], x[:hd/2]).
+std::vector<double> naive_rope(const std::vector<double>& x, double p, double theta) {
+  std::size_t hd = x.size(), half = hd / 2;
+  std::vector<double> cos(hd), sin(hd), rot(hd), out(hd);
+  for (std::size_t i = 0; i < half; ++i) {
+    double a = p * std::pow(theta, -2.0 * double(i) / double(hd));
+    cos[i] = cos[i + half] = std::cos(a);
+    sin[i] = sin[i + half] = std::sin(a);
+  }
+  for (std::size_t i = 0; i < half; ++i) {
+    rot[i] = -x[i + half];
+    rot[i + half] = x[i];
+  }
+  for (std::size_t i = 0; i < hd; ++i) out[i] = x[i] * cos[i] + rot[i] * sin[i];
+  return out;
+}
+
+}  // namespace
+
+// ---- repeat_kv ---------------------------------------------------------------------
+
+TEST_CASE("repeat_kv repeats each head in place: [0,0,1,1]") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      // [[1,2],[3,4]] as x of shape [B=1, Hkv=2, T=2, D=1]: head 0 holds the
+      // values 1, 2 at positions 0, 1 and head 1 holds 3, 4. (Shape [1,2,2,1]
+      // rather than [1,1,2,2], so that the order of two heads is visible.)
+      Tensor x =
+          reshape(tensor({{1, 2}, {3, 4}}, dt), {1, 2, 2, 1}).detach().requires_grad_();
+      Tensor y = repeat_kv(x, 2);
+      CHECK(y.shape() == Shape{1, 4, 2, 1});
+      CHECK(y.dtype() == dt);
+      // Heads [0, 0, 1, 1] = [1,2], [1,2], [3,4], [3,4].
+      double expected[4][2] = {{1, 2}, {1, 2}, {3, 4}, {3, 4}};
+      for (std::size_t h = 0; h < 4; ++h)
+        for (std::size_t t = 0; t < 2; ++t) {
+          CAPTURE(h);
+          CAPTURE(t);
+          CHECK(y.at({0, h, t, 0}) == expected[h][t]);
+        }
+
+      // backward of sum(y): every element of x appears twice, so each gets 1 + 1.
+      y.backward(ones_like(y));
+      CHECK(x.grad().shape() == Shape{1, 2, 2, 1});
+      check_values(x.grad(), {2, 2, 2, 2}, 0);  // [[2,2],[2,2]]
+    }
+  }
+}
+
+TEST_CASE("repeat_kv matches np.repeat(x, n_rep, axis=1) on a larger tensor") {
+  // np.repeat along axis 1: out[b, h, t, d] = x[b, h // n_rep, t, d].
+  Tensor x = randn({2, 2, 3, 4}, 3, DType::float64);
+  Tensor y = repeat_kv(x, 3);
+  REQUIRE(y.shape() == Shape{2, 6, 3, 4});
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t h = 0; h < 6; ++h)
+      for (std::size_t t = 0; t < 3; ++t)
+        for (std::size_t d = 0; d < 4; ++d)
+          CHECK(y.at({b, h, t, d}) == x.at({b, h / 3, t, d}));
+}
+
+TEST_CASE("repeat_kv backward sums the gradients of the copies of each head") {
+  // dx[b, k, t, d] = sum over r < n_rep of dout[b, k*n_rep + r, t, d], as a naive loop.
+  Tensor x = randn({2, 2, 3, 4}, 5, DType::float64).requires_grad_();
+  Tensor dout = randn({2, 4, 3, 4}, 6, DType::float64);
+  repeat_kv(x, 2).backward(dout);
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t k = 0; k < 2; ++k)
+      for (std::size_t t = 0; t < 3; ++t)
+        for (std::size_t d = 0; d < 4; ++d) {
+          double expected = dout.at({b, 2 * k, t, d}) + dout.at({b, 2 * k + 1, t, d});
+          CHECK(x.grad().at({b, k, t, d}) == doctest::Approx(expected).epsilon(1e-14));
+        }
+  check_gradient([](const Tensor& t) { return repeat_kv(t, 3); },
+                 randn({1, 2, 2, 3}, 7, DType::float64));
+  SUBCASE("n_rep = 1 is a copy with gradient dout") {
+    check_gradient([](const Tensor& t) { return repeat_kv(t, 1); },
+                   randn({1, 2, 2, 2}, 8, DType::float64));
+  }
+}
+
+TEST_CASE("repeat_kv rejects input that is not 4-D and n_rep = 0") {
+  CHECK_THROWS_WITH_AS(
+      repeat_kv(zeros({2, 3, 4}), 2),
+      doctest::Contains("repeat_kv: expected x of shape [B, Hkv, T, D], got (2,3,4)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      repeat_kv(zeros({1, 2, 3, 4}), 0),
+      doctest::Contains(
+          "repeat_kv: n_rep must be at least 1, got 0 for x of shape (1,2,3,4)"),
+      std::invalid_argument);
+}
+
+// ---- rmsnorm -----------------------------------------------------------------------
+
+TEST_CASE("rmsnorm divides each row by its root mean square") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      // The literals below carry 10 decimals, hence 1e-9 in float64.
+      double tol = dt == DType::float32 ? 1e-6 : 1e-9;
+      // [3, 4]: mean of squares (9 + 16) / 2 = 12.5, so [3, 4] / sqrt(12.5)
+      // = [0.8485281374, 1.1313708499].
+      check_values(rmsnorm(tensor({3, 4}, dt), 0.0), {0.8485281374, 1.1313708499}, tol);
+      // Rows of [[1, 1], [0, 2]]: mean squares 1 and 2 -> [1, 1] and [0, 2 / sqrt 2].
+      check_values(rmsnorm(tensor({{1, 1}, {0, 2}}, dt), 0.0), {1, 1, 0, std::sqrt(2.0)},
+                   tol);
+      // eps is added inside the root: [3, 4] with eps 0.5 -> [3, 4] / sqrt(13) exactly.
+      check_values(rmsnorm(tensor({3, 4}, dt), 0.5),
+                   {3 / std::sqrt(13.0), 4 / std::sqrt(13.0)}, tol);
+    }
+  }
+}
+
+TEST_CASE("rmsnorm backward is r * (dout - y * mean(dout * y))") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      // x = [3, 4], eps 0: r = 1/sqrt(12.5), r^2 = 0.08, y = [3r, 4r].
+      // dout = [1, 0]: mean(dout * y) = 3r / 2, so
+      //   dx = r ([1, 0] - [3r, 4r] * 3r/2) = r [1 - 4.5 r^2, -6 r^2] = r [0.64, -0.48]
+      //      = [0.1810193359, -0.1357645019].
+      // (dx is orthogonal to x, 3 * 0.64 - 4 * 0.48 = 0: scaling x does not change y.)
+      Tensor x = tensor({3, 4}, dt).requires_grad_();
+      rmsnorm(x, 0.0).backward(tensor({1, 0}, dt));
+      check_values(x.grad(), {0.1810193359, -0.1357645019}, 1e-6);
+    }
+  }
+  SUBCASE("against finite differences") {
+    check_gradient([](const Tensor& t) { return rmsnorm(t, 1e-5); },
+                   randn({2, 3, 5}, 13, DType::float64));
+    check_gradient([](const Tensor& t) { return rmsnorm(t, 0.3); },
+                   randn({4}, 14, DType::float64));
+  }
+}
+
+TEST_CASE("rmsnorm rejects a tensor without a last axis and a negative eps") {
+  CHECK_THROWS_WITH_AS(
+      rmsnorm(scalar(2.0)),
+      doctest::Contains("rmsnorm: x of shape () has no last axis to normalise"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rmsnorm(zeros({2, 0})),
+                       doctest::Contains("rmsnorm: x of shape (2,0) has no last axis"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rmsnorm(zeros({2, 3}), -1.0),
+                       doctest::Contains("rmsnorm: eps must be >= 0"),
+                       std::invalid_argument);
+}
+
+// ---- rope --------------------------------------------------------------------------
+
+TEST_CASE("rope at position 0 is the identity") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      // One position (T = 1) at start 0: every angle is 0, cos 1, sin 0.
+      Tensor x = tensor({{{1, -2, 3, 4.5}}, {{0.25, 6, -7, 8}}}, dt);  // [2, 1, 4]
+      check_values(rope(x, 0), x.to_vector(), 0);
+    }
+  }
+}
+
+TEST_CASE("rope rotates a hd=2 vector at position p by the angle p") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      // The literals below carry 10 decimals, hence 1e-9 in float64.
+      double tol = dt == DType::float32 ? 1e-6 : 1e-9;
+      // hd = 2: inv_freq[0] = theta^0 = 1, so the angle is the position itself.
+      // [1, 0] at p = 1 -> [cos 1, sin 1] = [0.5403023059, 0.8414709848].
+      check_values(rope(tensor({{1, 0}}, dt), 1), {0.5403023059, 0.8414709848}, tol);
+      // [2, 3] at p = 2: cos 2 = -0.4161468365, sin 2 = 0.9092974268;
+      //   [2 cos 2 - 3 sin 2, 3 cos 2 + 2 sin 2]
+      //   = [-0.8322936731 - 2.7278922805, -1.2484405096 + 1.8185948537]
+      //   = [-3.5601859536, 0.5701543441].
+      check_values(rope(tensor({{2, 3}}, dt), 2), {-3.5601859536, 0.5701543441}, tol);
+      // T = 3 rows of [1, 0] with start 5 sit at positions 5, 6, 7.
+      check_values(rope(tensor({{1, 0}, {1, 0}, {1, 0}}, dt), 5),
+                   {std::cos(5.0), std::sin(5.0), std::cos(6.0), std::sin(6.0),
+                    std::cos(7.0), std::sin(7.0)},
+                   tol);
+    }
+  }
+}
+
+TEST_CASE("rope follows DESIGN.md's rotate-half formula for hd=8 and any start") {
+  // x [B=2, H=3, T=4, hd=8] at positions 9..12; compare each vector with the
+  // literal formula (naive_rope).
+  const double theta = 500.0;
+  Tensor x = randn({2, 3, 4, 8}, 17, DType::float64);
+  Tensor y = rope(x, 9, theta);
+  std::vector<double> xv = x.to_vector(), yv = y.to_vector();
+  for (std::size_t v = 0; v < 2 * 3 * 4; ++v) {
+    std::size_t t = v % 4;
+    std::vector<double> in(xv.begin() + v * 8, xv.begin() + (v + 1) * 8);
+    std::vector<double> expected = naive_rope(in, double(9 + t), theta);
+    for (std::size_t i = 0; i < 8; ++i) {
+      CAPTURE(v);
+      CAPTURE(i);
+      CHECK(yv[v * 8 + i] == doctest::Approx(expected[i]).epsilon(1e-12));
+    }
+  }
+  SUBCASE("hd=4 with theta 100: pair (0,2) turns by p, pair (1,3) by p/10") {
+    // inv_freq = [100^0, 100^(-2/4)] = [1, 0.1]. x = [1, 2, 3, 4] at p = 1:
+    //   [1 cos 1 - 3 sin 1,  2 cos 0.1 - 4 sin 0.1,
+    //    3 cos 1 + 1 sin 1,  4 cos 0.1 + 2 sin 0.1]
+    double c1 = std::cos(1.0), s1 = std::sin(1.0), c01 = std::cos(0.1),
+           s01 = std::sin(0.1);
+    check_values(rope(tensor({{1, 2, 3, 4}}, DType::float64), 1, 100.0),
+                 {c1 - 3 * s1, 2 * c01 - 4 * s01, 3 * c1 + s1, 4 * c01 + 2 * s01}, 1e-12);
+  }
+}
+
+TEST_CASE("rope preserves the norm of each pair (i, i + hd/2)") {
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      double tol = dt == DType::float32 ? 1e-5 : 1e-12;
+      Tensor x = randn({2, 3, 5, 8}, 19, dt);
+      Tensor y = rope(x, 7);
+      std::vector<double> xv = x.to_vector(), yv = y.to_vector();
+      for (std::size_t v = 0; v < xv.size() / 8; ++v)
+        for (std::size_t i = 0; i < 4; ++i) {
+          std::size_t j = v * 8 + i, k = j + 4;
+          CAPTURE(v);
+          CAPTURE(i);
+          CHECK(yv[j] * yv[j] + yv[k] * yv[k] ==
+                doctest::Approx(xv[j] * xv[j] + xv[k] * xv[k]).epsilon(tol));
+        }
+    }
+  }
+}
+
+TEST_CASE("rope backward rotates the gradient back by the same angle") {
+  // The Jacobian is a rotation R, so dx = R^T dout; with dout = R x the
+  // gradient must be x again.
+  Tensor x = randn({1, 2, 3, 6}, 23, DType::float64);
+  Tensor xg = x.detach().requires_grad_();
+  Tensor rotated = rope(x, 4);
+  rope(xg, 4).backward(rotated);
+  check_values(xg.grad(), x.to_vector(), 1e-12);
+  // And by hand for hd=2 at p=1, dout = [1, 0]: dx = [cos 1, -sin 1].
+  Tensor v = tensor({{0.3, -0.7}}, DType::float64).requires_grad_();
+  rope(v, 1).backward(tensor({{1, 0}}, DType::float64));
+  check_values(v.grad(), {std::cos(1.0), -std::sin(1.0)}, 1e-12);
+  SUBCASE("against finite differences") {
+    check_gradient([](const Tensor& t) { return rope(t, 3, 50.0); },
+                   randn({2, 3, 4}, 29, DType::float64));
+  }
+}
+
+TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") {
+  CHECK_THROWS_WITH_AS(
+      rope(zeros({1, 2, 3, 5}), 0),
+      doctest::Contains("rope: head dim hd=5 of x (1,2,3,5) must be even"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      rope(zeros({4}), 0),
+      doctest::Contains("rope: expected x of shape [..., T, hd], got (4,)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rope(zeros({2, 4}), 0, 0.0),
+                       doctest::Contains("rope: theta must be positive, got 0"),
+                       std::invalid_argument);
+}
