@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include <cmath>
 #include <string>
 #include <vector>
