@@ -4,7 +4,7 @@
 //
 // Debian 12 ships OpenBLAS 0.3.21, which chooses its kernels when it loads,
 // from the CPU's model number. On a CPU newer than that release knows (our
-// machine reports family 6, model 207) it does not recognise the model and
+// machines include family 6, model 207) it does not recognise the model and
 // falls back to its generic SSE3 "Prescott" kernels: single-thread sgemm runs
 // at 17-32 GFLOP/s instead of 83-155 with the SkylakeX (AVX-512) kernels the
 // same CPU can run. OpenBLAS lets the environment variable OPENBLAS_CORETYPE
