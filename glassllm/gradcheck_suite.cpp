@@ -72,6 +72,10 @@ std::vector<OpCheckCase> build() {
   unary("sigmoid", sigmoid, normal({2, 3}, s++));
   unary("silu", silu, normal({2, 3}, s++));
   unary("relu", relu, away_from_zero({2, 3}, s++));
+  // Only float64 -> float64 can be finite-differenced: a float32 step would
+  // round eps = 1e-6 away. The float32 case is checked by hand in the tests.
+  c.push_back(make("astype", "float64 -> float64", {normal({2, 3}, s++)},
+                   [](const Inputs& x) { return astype(x[0], DType::float64); }));
   c.push_back(make("exp", "x * exp(x) (used twice)", {normal({5}, s++)},
                    [](const Inputs& x) { return mul(x[0], exp(x[0])); }));
   c.push_back(make("sum_to_shape", "(2,3,4) -> (3,1)", {normal({2, 3, 4}, s++)},

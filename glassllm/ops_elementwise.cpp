@@ -226,6 +226,31 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 // `out` below is the forward result, detached: a backward that reuses it must
 // not keep the output node (and so the whole graph) alive through itself.
 
+// Converting is the identity on values, so the gradient is dout converted back.
+Tensor astype(const Tensor& x, DType dtype) {
+  check_defined("astype", x);
+  Tensor out;
+  if (x.dtype() == dtype) {
+    out = view_as_shape(x, x.shape());
+  } else {
+    out = empty(x.shape(), dtype);
+    dispatch(x.dtype(), [&](auto from) {
+      dispatch(dtype, [&](auto to) {
+        using From = decltype(from);
+        using To = decltype(to);
+        const From* in = ptr<From>(x);
+        To* o = ptr<To>(out);
+        for (std::size_t i = 0, n = x.size(); i < n; ++i) o[i] = To(in[i]);
+      });
+    });
+  }
+  return finish_op(out, "astype", {x}, [&] {
+    return [from = x.dtype()](const Tensor& dout) {
+      return std::vector<Tensor>{astype(dout, from)};
+    };
+  });
+}
+
 // d(-x)/dx = -1
 Tensor neg(const Tensor& x) {
   check_defined("neg", x);

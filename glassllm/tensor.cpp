@@ -302,7 +302,7 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
     throw std::invalid_argument(std::string(op) + ": dtypes " + dtype_name(a.dtype()) +
                                 " " + shape_str(a.shape()) + " and " +
                                 dtype_name(b.dtype()) + " " + shape_str(b.shape()) +
-                                " differ; GlassLM never mixes dtypes silently");
+                                " differ; convert one with astype()");
 }
 
 std::size_t normalize_axis(const char* op, int axis, const Shape& shape) {

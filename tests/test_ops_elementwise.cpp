@@ -48,7 +48,7 @@ TEST_CASE("incompatible shapes and mixed dtypes are errors naming op and shapes"
                        doctest::Contains("mul: shapes (2,3) and (3,3) cannot be broadcast"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(ones({2}) + ones({2}, DType::float64),
-                       doctest::Contains("add: dtypes float32 (2,) and float64 (2,) differ"),
+                       doctest::Contains("add: dtypes float32 (2,) and float64 (2,) differ; convert one with astype()"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(exp(Tensor()), doctest::Contains("exp: tensor is undefined"),
                        std::invalid_argument);
@@ -140,4 +140,15 @@ TEST_CASE("unary backward: each derivative by hand") {
   Tensor y = tensor({-1, 3}).requires_grad_();
   sum(relu(y)).backward();
   check_tensor(y.grad(), {2}, {0, 1});
+}
+
+TEST_CASE("astype converts values and sends the gradient back in the input's dtype") {
+  Tensor x = tensor({0.1, 1.5}, DType::float64).requires_grad_();
+  Tensor y = astype(x, DType::float32);
+  CHECK(y.dtype() == DType::float32);
+  CHECK(y.at({0}) == double(0.1f));  // rounded to the nearest float32
+  sum(y * 2.0).backward();
+  CHECK(x.grad().dtype() == DType::float64);
+  check_tensor(x.grad(), {2}, {2, 2});
+  CHECK(astype(x, DType::float64).data<double>() == x.data<double>());  // a view
 }

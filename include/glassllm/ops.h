@@ -57,6 +57,11 @@ Tensor sum_to_shape(const Tensor& g, const Shape& shape);
 
 // ---- elementwise, unary (glassllm/ops_elementwise.cpp) ----------------------
 
+/// The same values in another dtype (x.astype(dtype) in NumPy); float64 ->
+/// float32 rounds. The gradient is converted back to x's dtype. A tensor that
+/// already has `dtype` is returned as a view.
+Tensor astype(const Tensor& x, DType dtype);
+
 Tensor neg(const Tensor& x);      ///< -x
 Tensor exp(const Tensor& x);      ///< e^x
 Tensor log(const Tensor& x);      ///< natural log
