@@ -111,7 +111,16 @@ Formatter make_formatter(const std::vector<T>& shown) {
     f.int_width = std::max(f.int_width, dot);
     f.frac_width = std::max(f.frac_width, s.size() - dot - 1);
   }
-  if (!f.scientific) f.width = std::max(f.width, f.int_width + 1 + f.frac_width);
+  if (!f.scientific) {
+    // As NumPy: widen the integer part so that "nan", "inf" and "-inf" fit in
+    // the common width, then right-align them in it.
+    for (T v : shown)
+      if (!std::isfinite(v)) {
+        std::size_t len = f.raw(v).size();
+        if (len > f.frac_width + 1) f.int_width = std::max(f.int_width, len - f.frac_width - 1);
+      }
+    f.width = f.int_width + 1 + f.frac_width;
+  }
   if (f.scientific) {
     // NumPy pads every mantissa to the longest one's digits: 1.000e+00, 1.997e+03.
     f.mantissa_digits = 0;

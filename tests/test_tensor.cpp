@@ -147,3 +147,9 @@ TEST_CASE("no_grad turns graph recording off for its scope only") {
   CHECK(z.requires_grad());
   CHECK(z.parents().size() == 2);
 }
+
+TEST_CASE("nan and inf share the common width when printing, as in NumPy") {
+  // NumPy: print(np.array([[7., -np.inf], [7., 7.]], dtype=np.float32))
+  CHECK(tensor({{7, -INFINITY}, {7, 7}}).str() == "[[  7. -inf]\n [  7.   7.]]");
+  CHECK(tensor({{1, 0}, {NAN, NAN}}).str() == "[[ 1.  0.]\n [nan nan]]");
+}
