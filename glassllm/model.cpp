@@ -249,26 +249,6 @@ namespace {
 
 std::int64_t i64(std::size_t v) { return std::int64_t(v); }
 
-// The causal mask over scores [..., rows, m], with `rows` a multiple of T:
-// row r holds query t = r % T at absolute position start + t (for the grouped
-// path, row g*T + t is query t of the g-th head of its group), and key column
-// j sits at absolute position key_start + j. A query sees a key iff the key's
-// position <= the query's. Hidden scores become -inf, so that softmax gives
-// them probability exactly 0 (exp(-inf) = 0). Returns the scores themselves
-// when nothing is hidden (a decode step over a concatenating cache).
-Tensor mask_future(const Tensor& scores, std::size_t T, std::size_t start,
-                   std::size_t key_start) {
-  const std::size_t rows = scores.dim(-2), m = scores.dim(-1);
-  std::vector<double> hidden(rows * m, 0.0);  // 1 where the key is in the future
-  bool any = false;
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t j = 0; j < m; ++j)
-      if (key_start + j > start + r % T) hidden[r * m + j] = 1.0, any = true;
-  if (!any) return scores;
-  Tensor mask = from_vector(hidden, {rows, m}, scores.dtype());  // broadcasts over [B, heads]
-  return masked_fill(scores, mask, -std::numeric_limits<double>::infinity());
-}
-
 }  // namespace
 
 Tensor GlassLM::forward(const std::vector<std::int64_t>& tokens, Cache* cache,
@@ -356,24 +336,28 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
       // its fixed K/V buffer: attend over the buffer, mask what is not written).
     }
 
+    // scores = q k^T / sqrt(hd); probs = softmax over the keys, where a query
+    // sees a key iff the key's position <= the query's (causal_softmax: the
+    // hidden scores count as -inf, their probabilities are exactly 0).
     Tensor scores, probs, out;
     if (attention == Attention::repeat_kv) {
       // Reference path. [B, Hkv, m, hd] -> [B, H, m, hd]: K/V head i copied G
       // times, so query head h meets K/V head h / G.
       Tensor keys_rep = repeat_kv(keys, G), values_rep = repeat_kv(values, G);
-      // [B, H, T, hd] @ [B, H, hd, m] -> [B, H, T, m]
-      scores = matmul(q, transpose(keys_rep, 2, 3)) * scale;
-      probs = softmax(mask_future(scores, T, start, key_start), -1);  // [B, H, T, m]
+      // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
+      scores = matmul_t(q, keys_rep) * scale;
+      probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
       out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
     } else {
       // Grouped path, no copy of K or V. The G query heads of one group are
       // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
       // row g*T + t of group i is query t of head i*G + g.
       Tensor q_grouped = reshape(q, {b_, i64(Hkv), i64(G * T), hd_});
-      // [B, Hkv, G*T, hd] @ [B, Hkv, hd, m] -> [B, Hkv, G*T, m]
+      // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m]
       // (a view of [B, H, T, m]: the same numbers as the reference's scores)
-      scores = matmul(q_grouped, transpose(keys, 2, 3)) * scale;
-      probs = softmax(mask_future(scores, T, start, key_start), -1);  // [B, Hkv, G*T, m]
+      scores = matmul_t(q_grouped, keys) * scale;
+      // Row g*T + t is query t: the mask repeats every T rows.
+      probs = causal_softmax(scores, start, key_start, T);  // [B, Hkv, G*T, m]
       // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
       out = reshape(matmul(probs, values), {b_, i64(H), t_, hd_});
     }
