@@ -26,7 +26,9 @@ namespace glassllm {
 // ---- configuration ------------------------------------------------------------------
 
 void Config::validate() const {
-  auto fail = [](const std::string& why) { throw std::invalid_argument("config: " + why); };
+  auto fail = [](const std::string& why) {
+    throw std::invalid_argument("config: " + why);
+  };
   auto positive = [&](const char* field, std::size_t value) {
     if (value == 0) fail(std::string(field) + " (0) must be positive");
   };
@@ -46,7 +48,8 @@ void Config::validate() const {
   if (head_dim() % 2 != 0)
     fail("head_dim (d_model / n_heads = " + std::to_string(head_dim()) +
          ") must be even: RoPE rotates pairs (i, i + head_dim/2)");
-  if (!(rope_theta > 0)) fail("rope_theta (" + std::to_string(rope_theta) + ") must be positive");
+  if (!(rope_theta > 0))
+    fail("rope_theta (" + std::to_string(rope_theta) + ") must be positive");
   if (!(norm_eps >= 0)) fail("norm_eps (" + std::to_string(norm_eps) + ") must be >= 0");
 }
 
@@ -74,7 +77,8 @@ CacheMode parse_cache_mode(const std::string& name) {
 
 // ---- the K/V cache --------------------------------------------------------------------
 
-KVCache::KVCache(CacheMode mode, std::size_t capacity) : mode_(mode), capacity_(capacity) {
+KVCache::KVCache(CacheMode mode, std::size_t capacity)
+    : mode_(mode), capacity_(capacity) {
   if (mode == CacheMode::preallocated && capacity == 0)
     throw std::invalid_argument("KVCache: a preallocated cache needs a capacity > 0");
 }
@@ -95,16 +99,19 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   if (!k_new.defined() || !v_new.defined())
     throw std::invalid_argument("KVCache::append: k or v is undefined");
   if (k_new.ndim() != 4 || k_new.shape() != v_new.shape())
-    throw std::invalid_argument("KVCache::append: expected k and v of one shape [B, Hkv, T, hd], got " +
-                                shape_str(k_new.shape()) + " and " + shape_str(v_new.shape()));
+    throw std::invalid_argument(
+        "KVCache::append: expected k and v of one shape [B, Hkv, T, hd], got " +
+        shape_str(k_new.shape()) + " and " + shape_str(v_new.shape()));
   if (k_new.dtype() != v_new.dtype())
-    throw std::invalid_argument("KVCache::append: k is " + std::string(dtype_name(k_new.dtype())) +
-                                " but v is " + dtype_name(v_new.dtype()));
+    throw std::invalid_argument("KVCache::append: k is " +
+                                std::string(dtype_name(k_new.dtype())) + " but v is " +
+                                dtype_name(v_new.dtype()));
   const Shape& s = k_new.shape();
   const std::size_t T = s[2];
   if (length_ > 0 || k_.defined()) {
     const Shape& held = k_.shape();
-    if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] || k_new.dtype() != k_.dtype())
+    if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] ||
+        k_new.dtype() != k_.dtype())
       throw std::invalid_argument(
           "KVCache::append: new k/v " + shape_str(s) + " " + dtype_name(k_new.dtype()) +
           " do not fit the cache's [B, Hkv, m, hd] = " + shape_str(held) + " " +
@@ -132,7 +139,8 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   if (length_ + T > capacity_)
     throw std::invalid_argument("KVCache::append: " + std::to_string(T) +
                                 " new positions do not fit: the cache holds " +
-                                std::to_string(length_) + " of " + std::to_string(capacity_));
+                                std::to_string(length_) + " of " +
+                                std::to_string(capacity_));
   if (!k_.defined()) {
     Shape buffer{s[0], s[1], capacity_, s[3]};
     k_ = zeros(buffer, k_new.dtype());
@@ -157,7 +165,8 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   length_ += T;
 }
 
-// ---- weights ----------------------------------------------------------------------------
+// ---- weights
+// ----------------------------------------------------------------------------
 
 namespace {
 
@@ -243,11 +252,14 @@ Cache GlassLM::new_cache(CacheMode mode) const {
   return Cache(cfg_.n_layers, KVCache(mode, capacity));
 }
 
-// ---- the forward pass -------------------------------------------------------------------
+// ---- the forward pass
+// -------------------------------------------------------------------
 
 namespace {
 
-std::int64_t i64(std::size_t v) { return std::int64_t(v); }
+std::int64_t i64(std::size_t v) {
+  return std::int64_t(v);
+}
 
 }  // namespace
 
@@ -266,8 +278,9 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
   for (std::size_t b = 0; b < B; ++b) {
     if (tokens[b].size() != T)
       throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
-                                  std::to_string(tokens[b].size()) + " tokens but row 0 has " +
-                                  std::to_string(T) + "; rows must have equal lengths");
+                                  std::to_string(tokens[b].size()) +
+                                  " tokens but row 0 has " + std::to_string(T) +
+                                  "; rows must have equal lengths");
     for (std::size_t t = 0; t < T; ++t) {
       std::int64_t id = tokens[b][t];
       if (id < 0 || id >= i64(cfg_.vocab_size))
@@ -280,9 +293,10 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
   }
   if (cache) {
     if (cache->size() != cfg_.n_layers)
-      throw std::invalid_argument("forward: the cache has " + std::to_string(cache->size()) +
-                                  " layers but the model has " +
-                                  std::to_string(cfg_.n_layers) + "; make it with new_cache()");
+      throw std::invalid_argument(
+          "forward: the cache has " + std::to_string(cache->size()) +
+          " layers but the model has " + std::to_string(cfg_.n_layers) +
+          "; make it with new_cache()");
     std::size_t held = (*cache)[0].length();
     if (start != held)
       throw std::invalid_argument("forward: start is " + std::to_string(start) +
@@ -312,8 +326,10 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
     // [B, T, d_model] -> [B, T, H*hd] -> [B, T, H, hd] -> [B, H, T, hd]
     Tensor q = permute(reshape(linear(h, w.q_proj), {b_, t_, i64(H), hd_}), {0, 2, 1, 3});
     // [B, T, d_model] -> [B, T, Hkv*hd] -> [B, T, Hkv, hd] -> [B, Hkv, T, hd]
-    Tensor k = permute(reshape(linear(h, w.k_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
-    Tensor v = permute(reshape(linear(h, w.v_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
+    Tensor k =
+        permute(reshape(linear(h, w.k_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
+    Tensor v =
+        permute(reshape(linear(h, w.v_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
     // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
     q = rope(q, start, cfg_.rope_theta);
     k = rope(k, start, cfg_.rope_theta);
@@ -375,7 +391,8 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
   return linear(x, lm_head);                 // [B, T, d_model] -> [B, T, vocab_size]
 }
 
-// ---- training loss ------------------------------------------------------------------------
+// ---- training loss
+// ------------------------------------------------------------------------
 
 Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const {
   if (targets.size() != tokens.size())
@@ -394,7 +411,8 @@ Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const 
   return cross_entropy(forward(tokens), flat, -100);  // [B, T, vocab_size] -> ()
 }
 
-// ---- generation ---------------------------------------------------------------------------
+// ---- generation
+// ---------------------------------------------------------------------------
 
 namespace {
 
@@ -419,8 +437,8 @@ std::int64_t greedy(const std::vector<double>& logits) {
 
 // A draw from softmax(logits / temperature), restricted to the top_k largest
 // logits (all when top_k is 0). Ties in the top-k cut keep the lower ids.
-std::int64_t sample(const std::vector<double>& logits, double temperature, std::size_t top_k,
-                    std::mt19937_64& rng) {
+std::int64_t sample(const std::vector<double>& logits, double temperature,
+                    std::size_t top_k, std::mt19937_64& rng) {
   std::vector<std::size_t> order(logits.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -448,8 +466,8 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
     if (prompt[i] < 0 || prompt[i] >= i64(cfg_.vocab_size))
       throw std::invalid_argument("generate: token id " + std::to_string(prompt[i]) +
                                   " at prompt position " + std::to_string(i) +
-                                  " is out of range [0, " + std::to_string(cfg_.vocab_size) +
-                                  ")");
+                                  " is out of range [0, " +
+                                  std::to_string(cfg_.vocab_size) + ")");
   if (!(options.temperature >= 0))
     throw std::invalid_argument("generate: temperature must be >= 0, got " +
                                 std::to_string(options.temperature));

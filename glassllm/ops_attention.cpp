@@ -246,8 +246,9 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
                       std::size_t queries) {
   check_defined("causal_softmax", x);
   if (x.ndim() < 2)
-    throw std::invalid_argument("causal_softmax: expected scores of shape [..., R, m], got " +
-                                shape_str(x.shape()));
+    throw std::invalid_argument(
+        "causal_softmax: expected scores of shape [..., R, m], got " +
+        shape_str(x.shape()));
   const std::size_t R = x.shape()[x.ndim() - 2], m = x.shape().back();
   const std::size_t T = queries == 0 ? R : queries;
   if (R % T != 0)

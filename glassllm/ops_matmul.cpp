@@ -173,7 +173,7 @@ Tensor matmul_t(const Tensor& a, const Tensor& b) {
          std::to_string(as.size() - 1) + ") != " + std::to_string(bs.back()) + " (dim " +
          std::to_string(bs.size() - 1) + "); b is [..., m, k] and gets transposed");
   broadcast_shapes(batch_of(as), batch_of(bs), "matmul_t");  // throws if they cannot
-  Tensor out = batched_gemm(a, false, b, true);  // [*batch, n, m]
+  Tensor out = batched_gemm(a, false, b, true);              // [*batch, n, m]
   return finish_op(out, "matmul_t", {a, b}, [&] {
     return [a, b](const Tensor& dout) {
       Tensor da, db;

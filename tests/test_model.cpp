@@ -122,10 +122,12 @@ TEST_CASE("model: Config::validate names the wrong field and its value") {
   expect(c, "config: n_heads (4) must divide d_model (18)");
   c = ok;
   c.d_model = 12;  // head_dim 3
-  expect(c, "config: head_dim (d_model / n_heads = 3) must be even: RoPE rotates pairs "
-            "(i, i + head_dim/2)");
+  expect(c,
+         "config: head_dim (d_model / n_heads = 3) must be even: RoPE rotates pairs "
+         "(i, i + head_dim/2)");
   // The constructor validates too.
-  CHECK_THROWS_WITH_AS(GlassLM(c, 0), doctest::Contains("head_dim"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(GlassLM(c, 0), doctest::Contains("head_dim"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("model: attention paths and cache modes parse from their names and back") {
@@ -139,11 +141,13 @@ TEST_CASE("model: attention paths and cache modes parse from their names and bac
 
 // ---- weights ---------------------------------------------------------------------
 
-TEST_CASE("model: the model's weights have Hugging Face Llama names and DESIGN.md's shapes") {
+TEST_CASE(
+    "model: the model's weights have Hugging Face Llama names and DESIGN.md's shapes") {
   Config c = tiny();
   GlassLM model(c, 0);
   const std::size_t V = 16, D = 16, F = 24, hd = 4, H = 4, Hkv = 2;
-  std::vector<std::pair<std::string, Shape>> expected{{"model.embed_tokens.weight", {V, D}}};
+  std::vector<std::pair<std::string, Shape>> expected{
+      {"model.embed_tokens.weight", {V, D}}};
   for (int l = 0; l < 2; ++l) {
     std::string p = "model.layers." + std::to_string(l) + ".";
     expected.push_back({p + "input_layernorm.weight", {D}});
@@ -183,9 +187,11 @@ TEST_CASE("model: the model's weights have Hugging Face Llama names and DESIGN.m
   CHECK(GlassLM(d, 0).parameter_count() == 2 * 98 * 128 + 4 * default_layer + 128);
 }
 
-TEST_CASE("model: initialisation is deterministic: N(0, 0.02) from the seed, norm weights 1") {
+TEST_CASE(
+    "model: initialisation is deterministic: N(0, 0.02) from the seed, norm weights 1") {
   GlassLM a(tiny(), 7), b(tiny(), 7), other(tiny(), 8);
-  auto pa = a.named_parameters(), pb = b.named_parameters(), po = other.named_parameters();
+  auto pa = a.named_parameters(), pb = b.named_parameters(),
+       po = other.named_parameters();
   bool any_differs = false;
   for (std::size_t i = 0; i < pa.size(); ++i) {
     CAPTURE(pa[i].first);
@@ -193,7 +199,8 @@ TEST_CASE("model: initialisation is deterministic: N(0, 0.02) from the seed, nor
     any_differs = any_differs || pa[i].second.to_vector() != po[i].second.to_vector();
   }
   CHECK(any_differs);
-  for (const Tensor& t : {a.norm, a.layers[1].input_layernorm, a.layers[0].post_attention_layernorm})
+  for (const Tensor& t :
+       {a.norm, a.layers[1].input_layernorm, a.layers[0].post_attention_layernorm})
     for (double v : t.to_vector()) CHECK(v == 1.0);
   // The projections look like N(0, 0.02): mean ~0, std ~0.02 over 4096 draws.
   GlassLM big(Config{98}, 3);
@@ -212,7 +219,8 @@ TEST_CASE("model: initialisation is deterministic: N(0, 0.02) from the seed, nor
 
 // ---- cached decoding equals the full forward -------------------------------------
 
-TEST_CASE("model: float64: cached decoding equals the full forward at every split and step") {
+TEST_CASE(
+    "model: float64: cached decoding equals the full forward at every split and step") {
   GlassLM model(tiny(16), 1, f64);
   for (Attention path : kPaths)
     for (CacheMode mode : kModes) {
@@ -235,7 +243,7 @@ TEST_CASE("model: float64: cached decoding equals the full forward at every spli
       CHECK(db <= 1e-12);
       worst = std::max(worst, db);
       MESSAGE((std::string(attention_name(path)) + " / " + cache_mode_name(mode) +
-              ": float64 max |incremental - full| over every step = " + num(worst)));
+               ": float64 max |incremental - full| over every step = " + num(worst)));
     }
 }
 
@@ -251,12 +259,14 @@ TEST_CASE("model: float32: cached decoding equals the full forward within 1e-5")
       no_grad guard;
       double d = max_abs_diff(incremental(model, {seq}, 3, mode), model.forward(seq));
       MESSAGE((std::string(attention_name(path)) + " / " + cache_mode_name(mode) +
-              ": float32 max |incremental - full| = " + num(d)));
+               ": float32 max |incremental - full| = " + num(d)));
       CHECK(d <= 1e-5);
     }
 }
 
-TEST_CASE("model: the walkthrough: prefill 3 tokens, decode 1, the cache holds K of shape (1,1,4,4)") {
+TEST_CASE(
+    "model: the walkthrough: prefill 3 tokens, decode 1, the cache holds K of shape "
+    "(1,1,4,4)") {
   Config c;
   c.vocab_size = 16;
   c.d_model = 8;
@@ -316,14 +326,16 @@ TEST_CASE("model: repeat_kv and grouped attention give the same logits and gradi
     CHECK(d <= 1e-12);
     dg = std::max(dg, d);
   }
-  MESSAGE("max |gradient repeat_kv - grouped| over all ", names.size(), " weights = ", dg);
+  MESSAGE("max |gradient repeat_kv - grouped| over all ", names.size(),
+          " weights = ", dg);
   // The gradients are not trivially zero.
   CHECK(max_abs_diff(grads_ref[2], zeros_like(grads_ref[2])) > 1e-6);
 }
 
 // ---- the cache ----------------------------------------------------------------------
 
-TEST_CASE("model: a concatenating and a preallocated cache give the same logits and keys") {
+TEST_CASE(
+    "model: a concatenating and a preallocated cache give the same logits and keys") {
   GlassLM model(tiny(16), 3, f64);
   std::vector<std::int64_t> seq = sequence(11, 16);
   no_grad guard;
@@ -336,8 +348,8 @@ TEST_CASE("model: a concatenating and a preallocated cache give the same logits 
     for (std::size_t t = 4; t < seq.size(); ++t)
       d = std::max(d, max_abs_diff(model.forward({seq[t]}, &grow, t),
                                    model.forward({seq[t]}, &fixed, t)));
-    MESSAGE((std::string(attention_name(path)) + ": max |concat - preallocated| = " +
-            num(d)));
+    MESSAGE((std::string(attention_name(path)) +
+             ": max |concat - preallocated| = " + num(d)));
     CHECK(d <= 1e-12);
     for (std::size_t l = 0; l < grow.size(); ++l) {
       CHECK(fixed[l].length() == 11);
@@ -354,7 +366,9 @@ TEST_CASE("model: a concatenating and a preallocated cache give the same logits 
   }
 }
 
-TEST_CASE("model: cache memory is 2 * B * L * m * Hkv * hd * bytes: 256 KiB float32, 512 KiB float64") {
+TEST_CASE(
+    "model: cache memory is 2 * B * L * m * Hkv * hd * bytes: 256 KiB float32, 512 KiB "
+    "float64") {
   Config c;  // the default config
   c.vocab_size = 98;
   const std::size_t B = 1, L = 4, m = 128, Hkv = 2, hd = 32;
@@ -388,9 +402,10 @@ TEST_CASE("model: the cache checks what is appended and forgets everything on cl
   Tensor k = zeros({1, 2, 3, 4}, f64);
   cache.append(k, k);
   CHECK(cache.length() == 3);
-  CHECK_THROWS_WITH_AS(cache.append(k, k),
-                       "KVCache::append: 3 new positions do not fit: the cache holds 3 of 4",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      cache.append(k, k),
+      "KVCache::append: 3 new positions do not fit: the cache holds 3 of 4",
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(cache.append(zeros({1, 1, 1, 4}, f64), zeros({1, 1, 1, 4}, f64)),
                        doctest::Contains("(1,1,1,4)"), std::invalid_argument);
   cache.clear();
@@ -401,32 +416,37 @@ TEST_CASE("model: the cache checks what is appended and forgets everything on cl
 
 // ---- forward's checks -----------------------------------------------------------------
 
-TEST_CASE("model: forward explains a start that does not match the cache and other bad input") {
+TEST_CASE(
+    "model: forward explains a start that does not match the cache and other bad input") {
   GlassLM model(tiny(8), 0);
   no_grad guard;
   Cache cache = model.new_cache();
   model.forward(sequence(7, 16), &cache);
-  CHECK_THROWS_WITH_AS(model.forward({1}, &cache, 5),
-                       "forward: start is 5 but the cache holds 7 positions; pass start=7",
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(model.forward({1, 2}, &cache, 7),
-                       "forward: positions 7..8 exceed max_len 8 (start 7 + 2 tokens); crop "
-                       "the input to its last max_len tokens",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1}, &cache, 5),
+      "forward: start is 5 but the cache holds 7 positions; pass start=7",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1, 2}, &cache, 7),
+      "forward: positions 7..8 exceed max_len 8 (start 7 + 2 tokens); crop "
+      "the input to its last max_len tokens",
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(model.forward({1, 16, 2}),
                        "forward: token id 16 at position (0, 1) is out of range [0, 16)",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(model.forward(TokenBatch{{1, 2}, {3}}),
-                       "forward: row 1 has 1 tokens but row 0 has 2; rows must have equal "
-                       "lengths",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward(TokenBatch{{1, 2}, {3}}),
+      "forward: row 1 has 1 tokens but row 0 has 2; rows must have equal "
+      "lengths",
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(model.forward(std::vector<std::int64_t>{}),
                        doctest::Contains("no tokens"), std::invalid_argument);
   Cache short_cache(1);
-  CHECK_THROWS_WITH_AS(model.forward({1}, &short_cache, 0),
-                       "forward: the cache has 1 layers but the model has 2; make it with "
-                       "new_cache()",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1}, &short_cache, 0),
+      "forward: the cache has 1 layers but the model has 2; make it with "
+      "new_cache()",
+      std::invalid_argument);
   // A failed call leaves the cache as it was.
   CHECK(cache[0].length() == 7);
 }
@@ -446,10 +466,13 @@ TEST_CASE("model: attention is causal: a later token does not change earlier log
   }
 }
 
-// ---- generation -------------------------------------------------------------------------
+// ---- generation
+// -------------------------------------------------------------------------
 
-TEST_CASE("model: generate past max_len reruns the last max_len tokens: each token is argmax of a "
-          "fresh full forward") {
+TEST_CASE(
+    "model: generate past max_len reruns the last max_len tokens: each token is argmax "
+    "of a "
+    "fresh full forward") {
   GlassLM model(tiny(8), 5, f64);
   // A prompt longer than max_len is cropped to its last 8 tokens.
   std::vector<std::int64_t> prompt = sequence(10, 16);
@@ -475,7 +498,8 @@ TEST_CASE("model: generate past max_len reruns the last max_len tokens: each tok
     }
 }
 
-TEST_CASE("model: greedy generation is deterministic; sampling repeats with the same seed") {
+TEST_CASE(
+    "model: greedy generation is deterministic; sampling repeats with the same seed") {
   GlassLM model(tiny(16), 6, f32);
   std::vector<std::int64_t> prompt{1, 2, 3};
   GenerateOptions greedy;
@@ -503,8 +527,9 @@ TEST_CASE("model: greedy generation is deterministic; sampling repeats with the 
   std::vector<std::int64_t> out = model.generate(prompt, top3);
   no_grad guard;
   for (std::size_t i = prompt.size(); i < out.size(); ++i) {
-    std::vector<double> z = model.forward(std::vector<std::int64_t>(
-                                              out.begin(), out.begin() + std::ptrdiff_t(i)))
+    std::vector<double> z = model
+                                .forward(std::vector<std::int64_t>(
+                                    out.begin(), out.begin() + std::ptrdiff_t(i)))
                                 .to_vector();
     std::vector<double> last(z.end() - 16, z.end());
     std::size_t larger = 0;  // logits strictly larger than the chosen one
@@ -518,14 +543,18 @@ TEST_CASE("model: generate rejects an empty prompt and unknown ids") {
   GlassLM model(tiny(), 0);
   CHECK_THROWS_WITH_AS(model.generate({}), "generate: the prompt is empty",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(model.generate({1, 99}),
-                       "generate: token id 99 at prompt position 1 is out of range [0, 16)",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.generate({1, 99}),
+      "generate: token id 99 at prompt position 1 is out of range [0, 16)",
+      std::invalid_argument);
 }
 
-// ---- the whole model's gradient ---------------------------------------------------------
+// ---- the whole model's gradient
+// ---------------------------------------------------------
 
-TEST_CASE("model: the loss's gradient through the whole model passes the float64 gradient check") {
+TEST_CASE(
+    "model: the loss's gradient through the whole model passes the float64 gradient "
+    "check") {
   Config c = tiny(8);
   c.n_layers = 1;
   GlassLM base(c, 9, f64);
@@ -546,9 +575,10 @@ TEST_CASE("model: the loss's gradient through the whole model passes the float64
       return model.loss(tokens, targets);
     };
     const LayerWeights& l0 = base.layers[0];
-    GradCheckResult r = gradcheck(
-        f, {base.embed_tokens, l0.q_proj, l0.k_proj, l0.v_proj, l0.input_layernorm, base.lm_head},
-        GradCheckOptions{}, "GlassLM.loss");
+    GradCheckResult r = gradcheck(f,
+                                  {base.embed_tokens, l0.q_proj, l0.k_proj, l0.v_proj,
+                                   l0.input_layernorm, base.lm_head},
+                                  GradCheckOptions{}, "GlassLM.loss");
     INFO(r.message());
     CHECK(r.passed);
   }

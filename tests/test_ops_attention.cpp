@@ -370,11 +370,10 @@ TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every l
   // full forward; a cache (queries at 5.., keys from 0); no cache at start 5
   // (keys from 5 too); grouped rows (G = 2 heads of T = 3 queries); a fixed
   // buffer of 8 slots of which 6 are written (queries 3..5).
-  for (const Case& c : {Case{"full", {2, 2, 4, 4}, 0, 0, 4},
-                        Case{"cache", {1, 2, 2, 7}, 5, 0, 2},
-                        Case{"offset", {1, 1, 3, 3}, 5, 5, 3},
-                        Case{"grouped", {1, 2, 6, 5}, 2, 0, 3},
-                        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3}}) {
+  for (const Case& c :
+       {Case{"full", {2, 2, 4, 4}, 0, 0, 4}, Case{"cache", {1, 2, 2, 7}, 5, 0, 2},
+        Case{"offset", {1, 1, 3, 3}, 5, 5, 3}, Case{"grouped", {1, 2, 6, 5}, 2, 0, 3},
+        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3}}) {
     SUBCASE(c.name) {
       std::size_t R = c.shape[2], m = c.shape[3];
       Tensor x = randn(c.shape, 21, DType::float64);
@@ -389,7 +388,9 @@ TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every l
       softmax(masked_fill(x2, mask, -inf), -1).backward(dout);
       check_values(x1.grad(), x2.grad().to_vector(), 1e-12);
       check_gradient(
-          [&](const Tensor& t) { return causal_softmax(t, c.query_start, c.key_start, c.T); },
+          [&](const Tensor& t) {
+            return causal_softmax(t, c.query_start, c.key_start, c.T);
+          },
           x);
     }
   }
@@ -401,10 +402,11 @@ TEST_CASE("causal_softmax rejects a first query that sees no key and ragged grou
                        "causal_softmax: the first query (position 2) sees no key: keys "
                        "start at position 3",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(causal_softmax(x, 0, 0, 3),
-                       "causal_softmax: 4 rows of scores (1,1,4,4) are not a whole number "
-                       "of groups of 3 queries",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      causal_softmax(x, 0, 0, 3),
+      "causal_softmax: 4 rows of scores (1,1,4,4) are not a whole number "
+      "of groups of 3 queries",
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(causal_softmax(zeros({4}), 0), doctest::Contains("[..., R, m]"),
                        std::invalid_argument);
 }

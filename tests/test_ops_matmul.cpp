@@ -247,7 +247,7 @@ TEST_CASE("the gradient of a dot product of vectors is the other vector") {
 TEST_CASE("matmul_t multiplies by the transpose of b without copying it") {
   for (DType dt : kDtypes) {
     SUBCASE(dtype_name(dt)) {
-      Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, dt);   // (2,3)
+      Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, dt);     // (2,3)
       Tensor b = tensor({{7, 9, 11}, {8, 10, 12}}, dt);  // (2,3): rows are b^T's columns
       // The same product as "matmul multiplies two matrices": a @ b^T.
       Tensor c = matmul_t(a, b);
@@ -265,7 +265,8 @@ TEST_CASE("matmul_t broadcasts batch axes and equals matmul with a transposed b"
   std::vector<double> bt(60);
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t r = 0; r < 5; ++r)
-      for (std::size_t c = 0; c < 4; ++c) bt[(i * 4 + c) * 5 + r] = bv[(i * 5 + r) * 4 + c];
+      for (std::size_t c = 0; c < 4; ++c)
+        bt[(i * 4 + c) * 5 + r] = bv[(i * 5 + r) * 4 + c];
   Shape out;
   std::vector<double> expected =
       naive_matmul(av, as, bt, Shape{1, 3, 4, 5}, out);  // rank 4 for the helper
@@ -277,9 +278,12 @@ TEST_CASE("matmul_t broadcasts batch axes and equals matmul with a transposed b"
   }
 }
 
-TEST_CASE("matmul_t's gradients are dout @ b for a and dout^T @ a for b, summed over broadcasts") {
+TEST_CASE(
+    "matmul_t's gradients are dout @ b for a and dout^T @ a for b, summed over "
+    "broadcasts") {
   // Compared with matmul(a, transpose(b)), whose gradients are tested above.
-  Tensor a0 = randn({2, 3, 4}, 11, DType::float64), b0 = randn({5, 4}, 12, DType::float64);
+  Tensor a0 = randn({2, 3, 4}, 11, DType::float64),
+         b0 = randn({5, 4}, 12, DType::float64);
   Tensor dout = randn({2, 3, 5}, 13, DType::float64);
   Tensor a1 = a0.detach().requires_grad_(), b1 = b0.detach().requires_grad_();
   matmul_t(a1, b1).backward(dout);
