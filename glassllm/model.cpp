@@ -75,7 +75,7 @@ CacheMode parse_cache_mode(const std::string& name) {
                               "'; expected concat or preallocated");
 }
 
-// ---- the K/V cache --------------------------------------------------------------------
+// ---- the K/V cache ------------------------------------------------------------------
 
 KVCache::KVCache(CacheMode mode, std::size_t capacity)
     : mode_(mode), capacity_(capacity) {
@@ -165,8 +165,7 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   length_ += T;
 }
 
-// ---- weights
-// ----------------------------------------------------------------------------
+// ---- weights ---------------------------------------------------------------------
 
 namespace {
 
@@ -252,8 +251,7 @@ Cache GlassLM::new_cache(CacheMode mode) const {
   return Cache(cfg_.n_layers, KVCache(mode, capacity));
 }
 
-// ---- the forward pass
-// -------------------------------------------------------------------
+// ---- the forward pass ------------------------------------------------------------
 
 namespace {
 
@@ -391,8 +389,7 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
   return linear(x, lm_head);                 // [B, T, d_model] -> [B, T, vocab_size]
 }
 
-// ---- training loss
-// ------------------------------------------------------------------------
+// ---- training loss ---------------------------------------------------------------
 
 Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const {
   if (targets.size() != tokens.size())
@@ -411,8 +408,7 @@ Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const 
   return cross_entropy(forward(tokens), flat, -100);  // [B, T, vocab_size] -> ()
 }
 
-// ---- generation
-// ---------------------------------------------------------------------------
+// ---- generation ------------------------------------------------------------------
 
 namespace {
 

@@ -414,7 +414,7 @@ TEST_CASE("model: the cache checks what is appended and forgets everything on cl
   CHECK_THROWS_AS(KVCache(CacheMode::preallocated, 0), std::invalid_argument);
 }
 
-// ---- forward's checks -----------------------------------------------------------------
+// ---- forward's checks ---------------------------------------------------------------
 
 TEST_CASE(
     "model: forward explains a start that does not match the cache and other bad input") {
@@ -466,8 +466,7 @@ TEST_CASE("model: attention is causal: a later token does not change earlier log
   }
 }
 
-// ---- generation
-// -------------------------------------------------------------------------
+// ---- generation ------------------------------------------------------------------
 
 TEST_CASE(
     "model: generate past max_len reruns the last max_len tokens: each token is argmax "
@@ -549,8 +548,7 @@ TEST_CASE("model: generate rejects an empty prompt and unknown ids") {
       std::invalid_argument);
 }
 
-// ---- the whole model's gradient
-// ---------------------------------------------------------
+// ---- the whole model's gradient --------------------------------------------------
 
 TEST_CASE(
     "model: the loss's gradient through the whole model passes the float64 gradient "
