@@ -467,9 +467,10 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
   if (!(options.temperature >= 0))
     throw std::invalid_argument("generate: temperature must be >= 0, got " +
                                 std::to_string(options.temperature));
+  std::vector<std::int64_t> tokens = prompt;
+  if (options.max_new_tokens == 0) return tokens;
   no_grad guard;
   std::mt19937_64 rng(options.seed);
-  std::vector<std::int64_t> tokens = prompt;
   const std::size_t L = cfg_.max_len;
 
   // (Re)fills the cache from the last max_len tokens, positions from 0.

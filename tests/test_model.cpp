@@ -504,6 +504,9 @@ TEST_CASE(
   GenerateOptions greedy;
   greedy.max_new_tokens = 12;
   CHECK(model.generate(prompt, greedy) == model.generate(prompt, greedy));
+  GenerateOptions none;
+  none.max_new_tokens = 0;
+  CHECK(model.generate(prompt, none) == prompt);
 
   GenerateOptions hot = greedy;
   hot.temperature = 1.5;
