@@ -47,6 +47,12 @@ using SgemmFn = void (*)(int order, int trans_a, int trans_b, int M, int N, int 
 using DgemmFn = void (*)(int order, int trans_a, int trans_b, int M, int N, int K,
                          double alpha, const double* A, int lda, const double* B, int ldb,
                          double beta, double* C, int ldc);
+using SgemvFn = void (*)(int order, int trans, int M, int N, float alpha, const float* A,
+                         int lda, const float* x, int incx, float beta, float* y,
+                         int incy);
+using DgemvFn = void (*)(int order, int trans, int M, int N, double alpha,
+                         const double* A, int lda, const double* x, int incx, double beta,
+                         double* y, int incy);
 using SetThreadsFn = void (*)(int);
 using GetThreadsFn = int (*)();
 using GetStringFn = char* (*)();
@@ -55,6 +61,8 @@ struct OpenBlas {
   std::string path;
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
+  SgemvFn sgemv = nullptr;
+  DgemvFn dgemv = nullptr;
   SetThreadsFn set_num_threads = nullptr;
   GetThreadsFn get_num_threads = nullptr;  // optional; we remember our own value
   GetStringFn get_corename = nullptr;
@@ -102,6 +110,8 @@ void open_blas() {
   OpenBlas b;
   b.sgemm = symbol<SgemmFn>(handle, "cblas_sgemm");
   b.dgemm = symbol<DgemmFn>(handle, "cblas_dgemm");
+  b.sgemv = symbol<SgemvFn>(handle, "cblas_sgemv");
+  b.dgemv = symbol<DgemvFn>(handle, "cblas_dgemv");
   b.set_num_threads = symbol<SetThreadsFn>(handle, "openblas_set_num_threads");
   b.get_num_threads = symbol<GetThreadsFn>(handle, "openblas_get_num_threads", false);
   b.get_corename = symbol<GetStringFn>(handle, "openblas_get_corename");
@@ -165,6 +175,23 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
     return;
   }
   const OpenBlas& b = loaded();
+  if (M == 1) {
+    // One row (decoding one token): a matrix-vector product, y = op(B)^T x,
+    // which GEMV streams through B once. op(B) is [K, N]: stored [N, K] when
+    // trans_b (then y = B x), else [K, N] (then y = B^T x). x is A's one row,
+    // or with trans_a A's one column, K elements lda apart. Each y_j is one
+    // dot product whatever the thread count, so results stay reproducible.
+    int trans = trans_b ? CblasNoTrans : CblasTrans;
+    int rows = as_blas_int(trans_b ? N : K), cols = as_blas_int(trans_b ? K : N);
+    int incx = as_blas_int(trans_a ? lda : 1);
+    if constexpr (std::is_same_v<T, float>)
+      b.sgemv(CblasRowMajor, trans, rows, cols, alpha, B, as_blas_int(ldb), A, incx, beta,
+              C, 1);
+    else
+      b.dgemv(CblasRowMajor, trans, rows, cols, alpha, B, as_blas_int(ldb), A, incx, beta,
+              C, 1);
+    return;
+  }
   int ta = trans_a ? CblasTrans : CblasNoTrans;
   int tb = trans_b ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>)

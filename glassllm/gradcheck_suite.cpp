@@ -129,6 +129,11 @@ std::vector<OpCheckCase> build() {
                    [](const Inputs& x) { return matmul(x[0], x[1]); }));
   c.push_back(make("matmul", "a @ a (used twice)", {normal({3, 3}, s++)},
                    [](const Inputs& x) { return matmul(x[0], x[0]); }));
+  c.push_back(make("matmul_t", "broadcast batch (2,1,3,4)@(3,5,4)^T",
+                   {normal({2, 1, 3, 4}, s++), normal({3, 5, 4}, s++)},
+                   [](const Inputs& x) { return matmul_t(x[0], x[1]); }));
+  c.push_back(make("matmul_t", "a @ a^T (used twice)", {normal({3, 4}, s++)},
+                   [](const Inputs& x) { return matmul_t(x[0], x[0]); }));
   c.push_back(make("linear", "(2,3,4) with weight (5,4)",
                    {normal({2, 3, 4}, s++), normal({5, 4}, s++)},
                    [](const Inputs& x) { return linear(x[0], x[1]); }));
@@ -165,6 +170,12 @@ std::vector<OpCheckCase> build() {
                    [](const Inputs& x) { return mul(x[0], rmsnorm(x[0], 1e-5)); }));
   c.push_back(make("rope", "(1,2,4,8) start 3", {normal({1, 2, 4, 8}, s++)},
                    [](const Inputs& x) { return rope(x[0], 3, 10000.0); }));
+  c.push_back(make("causal_softmax", "(1,2,3,5) queries at 2, keys from 0",
+                   {normal({1, 2, 3, 5}, s++)},
+                   [](const Inputs& x) { return causal_softmax(x[0], 2, 0); }));
+  c.push_back(make("causal_softmax", "grouped rows (1,2,6,4), 3 queries",
+                   {normal({1, 2, 6, 4}, s++)},
+                   [](const Inputs& x) { return causal_softmax(x[0], 1, 0, 3); }));
   return c;
 }
 

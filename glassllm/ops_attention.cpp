@@ -1,9 +1,10 @@
-// ops_attention.cpp: the three pieces of a Llama attention block that are not
-// matmuls or softmax: repeat_kv (sharing K/V heads between query heads),
-// rmsnorm (the normalisation before each sub-block) and rope (rotary position
-// embedding). DESIGN.md fixes their math; this file follows it line by line.
+// ops_attention.cpp: the pieces of a Llama attention block that are not
+// matmuls: repeat_kv (sharing K/V heads between query heads), rmsnorm (the
+// normalisation before each sub-block), rope (rotary position embedding) and
+// causal_softmax (softmax with the causal mask applied on the fly). DESIGN.md
+// fixes their math; this file follows it line by line.
 //
-// All three have fused backwards written as loops: each is a simple linear
+// All four have fused backwards written as loops: each is a simple linear
 // map of dout (a sum over copies, a projection, a rotation), and a loop says
 // so more plainly than a chain of Tensor ops would. Read ops_nn.cpp for
 // softmax, which the attention block uses next.
@@ -132,12 +133,25 @@ namespace {
 // cast by the kernel to the tensor's dtype. (DESIGN.md's cos and sin of
 // length hd are these halves written twice; the kernel reads each half once.)
 struct RopeTables {
+  std::size_t T = 0, hd = 0, start = 0;
+  double theta = 0;
   std::vector<double> cos, sin;
 };
 
-RopeTables rope_tables(std::size_t T, std::size_t hd, std::size_t start, double theta) {
+// The tables are remembered for the last (T, hd, start, theta) asked for on
+// this thread: a model rotates q and k of every layer at the same positions,
+// so one forward pass computes them once instead of 2 * n_layers times. The
+// reference is valid until the next call on the same thread.
+const RopeTables& rope_tables(std::size_t T, std::size_t hd, std::size_t start,
+                              double theta) {
+  thread_local RopeTables tab;
+  if (tab.T == T && tab.hd == hd && tab.start == start && tab.theta == theta &&
+      !tab.cos.empty())
+    return tab;
   std::size_t half = hd / 2;
-  RopeTables tab{std::vector<double>(T * half), std::vector<double>(T * half)};
+  tab.T = T, tab.hd = hd, tab.start = start, tab.theta = theta;
+  tab.cos.assign(T * half, 0.0);
+  tab.sin.assign(T * half, 0.0);
   for (std::size_t i = 0; i < half; ++i) {
     double inv_freq = std::pow(theta, -2.0 * double(i) / double(hd));
     for (std::size_t t = 0; t < T; ++t) {
@@ -192,7 +206,7 @@ Tensor rope(const Tensor& x, std::size_t start, double theta) {
   if (!(theta > 0))
     throw std::invalid_argument("rope: theta must be positive, got " +
                                 std::to_string(theta));
-  RopeTables tab = rope_tables(T_len, hd, start, theta);
+  const RopeTables& tab = rope_tables(T_len, hd, start, theta);
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -204,14 +218,87 @@ Tensor rope(const Tensor& x, std::size_t start, double theta) {
   //   rotate_half^T(y) = concat(y[hd/2:], -y[:hd/2]),
   // i.e. dx[i] = g1 cos + g2 sin, dx[i + hd/2] = g2 cos - g1 sin: the same
   // kernel with sin negated. The tables are recomputed (T * hd/2 values)
-  // rather than saved.
+  // rather than saved, unless they are still remembered.
   return finish_op(out, "rope", {x}, [&] {
     return [T_len, hd, start, theta](const Tensor& dout) {
-      RopeTables tab = rope_tables(T_len, hd, start, theta);
+      const RopeTables& tab = rope_tables(T_len, hd, start, theta);
       Tensor dx = empty(dout.shape(), dout.dtype());
       dispatch(dout.dtype(), [&](auto zero) {
         using T = decltype(zero);
         rotate_pairs<T>(ptr<T>(dout), ptr<T>(dx), dout.size(), T_len, hd, tab, T(-1));
+      });
+      return std::vector<Tensor>{dx};
+    };
+  });
+}
+
+// ---- causal_softmax ----------------------------------------------------------------
+
+// probs = softmax(masked_fill(x, hidden, -inf)) along the last axis, in one
+// pass and without a mask tensor. x is [..., R, m]: row r is the query at
+// position query_start + r % T, column j the key at position key_start + j,
+// and the key is hidden iff its position is greater than the query's. The
+// visible keys of a row are therefore a prefix, columns 0 .. n-1 with
+//   n = min(m, query_start + r % T - key_start + 1),
+// so the kernel is softmax over that prefix followed by zeros: exactly what
+// the -inf entries would give, since exp(-inf - max) = 0.
+Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start,
+                      std::size_t queries) {
+  check_defined("causal_softmax", x);
+  if (x.ndim() < 2)
+    throw std::invalid_argument(
+        "causal_softmax: expected scores of shape [..., R, m], got " +
+        shape_str(x.shape()));
+  const std::size_t R = x.shape()[x.ndim() - 2], m = x.shape().back();
+  const std::size_t T = queries == 0 ? R : queries;
+  if (R % T != 0)
+    throw std::invalid_argument("causal_softmax: " + std::to_string(R) +
+                                " rows of scores " + shape_str(x.shape()) +
+                                " are not a whole number of groups of " +
+                                std::to_string(T) + " queries");
+  if (key_start > query_start && R > 0 && m > 0)
+    throw std::invalid_argument(
+        "causal_softmax: the first query (position " + std::to_string(query_start) +
+        ") sees no key: keys start at position " + std::to_string(key_start));
+  // Visible keys per row of one group of T queries (the same for every group).
+  std::vector<std::size_t> visible(T);
+  for (std::size_t t = 0; t < T; ++t)
+    visible[t] = std::min(m, query_start + t - key_start + 1);
+  const std::size_t rows = m == 0 ? 0 : x.size() / m;
+  Tensor out = empty(x.shape(), x.dtype());
+  dispatch(x.dtype(), [&](auto zero) {
+    using T_ = decltype(zero);
+    const T_* in = ptr<T_>(x);
+    T_* y = ptr<T_>(out);
+    for (std::size_t row = 0; row < rows; ++row) {
+      const T_* xr = in + row * m;
+      T_* yr = y + row * m;
+      const std::size_t n = visible[row % T];
+      T_ mx = xr[0];
+      for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
+      T_ total = 0;
+      for (std::size_t j = 0; j < n; ++j) total += (yr[j] = std::exp(xr[j] - mx));
+      for (std::size_t j = 0; j < n; ++j) yr[j] /= total;
+      std::fill(yr + n, yr + m, T_(0));  // the hidden keys
+    }
+  });
+  // softmax's backward, dx_j = y_j (dout_j - sum_i dout_i y_i), on the
+  // visible prefix; hidden entries have y_j = 0 and so get dx_j = 0: no
+  // gradient reaches a masked score. Saves the output, as softmax does.
+  return finish_op(out, "causal_softmax", {x}, [&] {
+    return [y = out.detach(), visible, T, m, rows](const Tensor& dout) {
+      Tensor dx = zeros(y.shape(), y.dtype());
+      dispatch(y.dtype(), [&](auto zero) {
+        using T_ = decltype(zero);
+        const T_* yv = ptr<T_>(y);
+        const T_* g = ptr<T_>(dout);
+        T_* d = ptr<T_>(dx);
+        for (std::size_t row = 0; row < rows; ++row) {
+          const std::size_t o = row * m, n = visible[row % T];
+          T_ dot = 0;
+          for (std::size_t j = 0; j < n; ++j) dot += g[o + j] * yv[o + j];
+          for (std::size_t j = 0; j < n; ++j) d[o + j] = yv[o + j] * (g[o + j] - dot);
+        }
       });
       return std::vector<Tensor>{dx};
     };

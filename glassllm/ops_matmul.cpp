@@ -1,4 +1,5 @@
-// ops_matmul.cpp: matmul (np.matmul) and linear (x @ weight^T).
+// ops_matmul.cpp: matmul (np.matmul), matmul_t (a @ b^T) and linear
+// (x @ weight^T).
 //
 // Both are loops of GEMMs (glassllm/blas.cpp) straight over the operands'
 // memory: a broadcast batch operand is read again at the same offset, never
@@ -144,6 +145,41 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       }
       return std::vector<Tensor>{da.defined() ? view_as_shape(da, a.shape()) : da,
                                  db.defined() ? view_as_shape(db, b.shape()) : db};
+    };
+  });
+}
+
+// ---- matmul_t ---------------------------------------------------------------------
+
+// C = A @ B^T with A [..., n, k] and B [..., m, k]: attention's q @ k^T, read
+// straight from k's memory (the GEMM's transpose flag) instead of a
+// transposed copy, which for a K/V cache of m positions is m * hd elements
+// moved on every decode step. For one matrix C_ij = sum_l A_il B_jl, so
+//   dA = dC @ B      (dA_il = sum_j dC_ij B_jl)
+//   dB = dC^T @ A    (dB_jl = sum_i dC_ij A_il)
+// each summed back over the batch axes its operand was broadcast along.
+Tensor matmul_t(const Tensor& a, const Tensor& b) {
+  check_same_dtype("matmul_t", a, b);
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  auto fail = [&](const std::string& why) {
+    throw std::invalid_argument("matmul_t: shapes " + shape_str(as) + " and " +
+                                shape_str(bs) + why);
+  };
+  if (as.size() < 2 || bs.size() < 2)
+    fail(": both operands need at least 2 axes, [..., n, k] and [..., m, k]");
+  if (as.back() != bs.back())
+    fail(" are not aligned: " + std::to_string(as.back()) + " (dim " +
+         std::to_string(as.size() - 1) + ") != " + std::to_string(bs.back()) + " (dim " +
+         std::to_string(bs.size() - 1) + "); b is [..., m, k] and gets transposed");
+  broadcast_shapes(batch_of(as), batch_of(bs), "matmul_t");  // throws if they cannot
+  Tensor out = batched_gemm(a, false, b, true);              // [*batch, n, m]
+  return finish_op(out, "matmul_t", {a, b}, [&] {
+    return [a, b](const Tensor& dout) {
+      Tensor da, db;
+      if (needs(a)) da = sum_to_shape(batched_gemm(dout, false, b, false), a.shape());
+      if (needs(b)) db = sum_to_shape(batched_gemm(dout, true, a, false), b.shape());
+      return std::vector<Tensor>{da, db};
     };
   });
 }

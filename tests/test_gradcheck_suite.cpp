@@ -16,7 +16,7 @@ TEST_CASE("every op's backward passes the float64 gradient check") {
         "sigmoid", "silu", "relu", "sum", "mean", "max", "reshape", "permute", "transpose",
         "squeeze", "unsqueeze", "concat", "slice", "matmul", "linear", "softmax",
         "log_softmax", "cross_entropy", "embedding", "where", "masked_fill", "repeat_kv",
-        "rmsnorm", "rope", "sum_to_shape", "astype"}) {
+        "rmsnorm", "rope", "sum_to_shape", "astype", "matmul_t", "causal_softmax"}) {
     CAPTURE(op);
     CHECK(ops.count(op) == 1);
   }

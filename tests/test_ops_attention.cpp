@@ -1,5 +1,5 @@
 // Tests for the attention pieces of ops.h (glassllm/ops_attention.cpp):
-// repeat_kv, rmsnorm and rope.
+// repeat_kv, rmsnorm, rope and causal_softmax.
 //
 // Expected values are worked out by hand (the arithmetic is in the comments)
 // or computed by naive loops that spell out DESIGN.md's formulas; never by
@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "glassllm/ops.h"
 
@@ -330,5 +331,82 @@ TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") 
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(rope(zeros({2, 4}), 0, 0.0),
                        doctest::Contains("rope: theta must be positive, got 0"),
+                       std::invalid_argument);
+}
+
+// ---- causal_softmax ---------------------------------------------------------------
+
+namespace {
+
+// DESIGN.md's causal mask written out: 1 where row r (query at position
+// query_start + r % T) must not see column j (key at position key_start + j).
+Tensor hidden_mask(std::size_t R, std::size_t m, std::size_t query_start,
+                   std::size_t key_start, std::size_t T) {
+  std::vector<double> mask(R * m, 0.0);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t j = 0; j < m; ++j)
+      mask[r * m + j] = key_start + j > query_start + r % T ? 1.0 : 0.0;
+  return from_vector(mask, {R, m}, DType::float64);
+}
+
+}  // namespace
+
+TEST_CASE("causal_softmax on 3 queries: row t spreads over keys 0..t, zeros after") {
+  // Scores all 0: a query that sees n keys gives each 1/n.
+  Tensor y = causal_softmax(zeros({1, 1, 3, 3}, DType::float64), 0);
+  check_values(y, {1, 0, 0, 0.5, 0.5, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3}, 1e-15);
+  // Hidden entries are exactly 0, not merely small.
+  CHECK(y.at({0, 0, 0, 1}) == 0.0);
+  CHECK(y.at({0, 0, 1, 2}) == 0.0);
+}
+
+TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every layout") {
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    const char* name;
+    Shape shape;
+    std::size_t query_start, key_start, T;
+  };
+  // full forward; a cache (queries at 5.., keys from 0); no cache at start 5
+  // (keys from 5 too); grouped rows (G = 2 heads of T = 3 queries); a fixed
+  // buffer of 8 slots of which 6 are written (queries 3..5).
+  for (const Case& c :
+       {Case{"full", {2, 2, 4, 4}, 0, 0, 4}, Case{"cache", {1, 2, 2, 7}, 5, 0, 2},
+        Case{"offset", {1, 1, 3, 3}, 5, 5, 3}, Case{"grouped", {1, 2, 6, 5}, 2, 0, 3},
+        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3}}) {
+    SUBCASE(c.name) {
+      std::size_t R = c.shape[2], m = c.shape[3];
+      Tensor x = randn(c.shape, 21, DType::float64);
+      Tensor mask = hidden_mask(R, m, c.query_start, c.key_start, c.T);
+      Tensor expected = softmax(masked_fill(x, mask, -inf), -1);
+      Tensor got = causal_softmax(x, c.query_start, c.key_start, c.T);
+      check_values(got, expected.to_vector(), 1e-14);
+      // The same backward too, for a random upstream gradient.
+      Tensor dout = randn(c.shape, 22, DType::float64);
+      Tensor x1 = x.detach().requires_grad_(), x2 = x.detach().requires_grad_();
+      causal_softmax(x1, c.query_start, c.key_start, c.T).backward(dout);
+      softmax(masked_fill(x2, mask, -inf), -1).backward(dout);
+      check_values(x1.grad(), x2.grad().to_vector(), 1e-12);
+      check_gradient(
+          [&](const Tensor& t) {
+            return causal_softmax(t, c.query_start, c.key_start, c.T);
+          },
+          x);
+    }
+  }
+}
+
+TEST_CASE("causal_softmax rejects a first query that sees no key and ragged groups") {
+  Tensor x = zeros({1, 1, 4, 4}, DType::float64);
+  CHECK_THROWS_WITH_AS(causal_softmax(x, 2, 3),
+                       "causal_softmax: the first query (position 2) sees no key: keys "
+                       "start at position 3",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      causal_softmax(x, 0, 0, 3),
+      "causal_softmax: 4 rows of scores (1,1,4,4) are not a whole number "
+      "of groups of 3 queries",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(causal_softmax(zeros({4}), 0), doctest::Contains("[..., R, m]"),
                        std::invalid_argument);
 }

@@ -1,4 +1,4 @@
-// Tests for matmul and linear (glassllm/ops_matmul.cpp) and the BLAS they run
+// Tests for matmul, matmul_t and linear (glassllm/ops_matmul.cpp) and the BLAS they run
 // on (include/glassllm/blas.h). Expected values are literal numbers worked out
 // by hand, or come from a naive triple loop written here with NumPy's matmul
 // rules; never from the engine itself.
@@ -242,6 +242,70 @@ TEST_CASE("the gradient of a dot product of vectors is the other vector") {
   c.backward();
   check_values(a.grad(), {3}, {4, 5, 6});
   check_values(b.grad(), {3}, {1, 2, 3});
+}
+
+TEST_CASE("matmul_t multiplies by the transpose of b without copying it") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, dt);     // (2,3)
+      Tensor b = tensor({{7, 9, 11}, {8, 10, 12}}, dt);  // (2,3): rows are b^T's columns
+      // The same product as "matmul multiplies two matrices": a @ b^T.
+      Tensor c = matmul_t(a, b);
+      CHECK(c.dtype() == dt);
+      check_values(c, {2, 2}, {58, 64, 139, 154});
+    }
+  }
+}
+
+TEST_CASE("matmul_t broadcasts batch axes and equals matmul with a transposed b") {
+  // a (2,1,3,4), b (3,5,4): batch (2,1) with (3,) broadcasts to (2,3).
+  Shape as{2, 1, 3, 4}, bs{3, 5, 4};
+  std::vector<double> av = values(24, 1), bv = values(60, 2);
+  // b^T as a naive copy, (3,4,5), then the naive matmul.
+  std::vector<double> bt(60);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t r = 0; r < 5; ++r)
+      for (std::size_t c = 0; c < 4; ++c)
+        bt[(i * 4 + c) * 5 + r] = bv[(i * 5 + r) * 4 + c];
+  Shape out;
+  std::vector<double> expected =
+      naive_matmul(av, as, bt, Shape{1, 3, 4, 5}, out);  // rank 4 for the helper
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor c = matmul_t(from_vector(av, as, dt), from_vector(bv, bs, dt));
+      check_values(c, {2, 3, 3, 5}, expected);
+    }
+  }
+}
+
+TEST_CASE(
+    "matmul_t's gradients are dout @ b for a and dout^T @ a for b, summed over "
+    "broadcasts") {
+  // Compared with matmul(a, transpose(b)), whose gradients are tested above.
+  Tensor a0 = randn({2, 3, 4}, 11, DType::float64),
+         b0 = randn({5, 4}, 12, DType::float64);
+  Tensor dout = randn({2, 3, 5}, 13, DType::float64);
+  Tensor a1 = a0.detach().requires_grad_(), b1 = b0.detach().requires_grad_();
+  matmul_t(a1, b1).backward(dout);
+  Tensor a2 = a0.detach().requires_grad_(), b2 = b0.detach().requires_grad_();
+  matmul(a2, transpose(b2, 0, 1)).backward(dout);
+  REQUIRE(b1.grad().shape() == Shape{5, 4});
+  std::vector<double> ga1 = a1.grad().to_vector(), ga2 = a2.grad().to_vector();
+  std::vector<double> gb1 = b1.grad().to_vector(), gb2 = b2.grad().to_vector();
+  for (std::size_t i = 0; i < ga1.size(); ++i) CHECK(ga1[i] == doctest::Approx(ga2[i]));
+  for (std::size_t i = 0; i < gb1.size(); ++i) CHECK(gb1[i] == doctest::Approx(gb2[i]));
+}
+
+TEST_CASE("matmul_t names both shapes when the inner axes differ") {
+  Tensor a = zeros({2, 3}), b = zeros({4, 5});
+  CHECK_THROWS_WITH_AS(matmul_t(a, b),
+                       "matmul_t: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 5 "
+                       "(dim 1); b is [..., m, k] and gets transposed",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(matmul_t(zeros({3}), b), doctest::Contains("at least 2 axes"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(matmul_t(zeros({2, 2, 3}), zeros({3, 4, 3})),
+                       doctest::Contains("cannot be broadcast"), std::invalid_argument);
 }
 
 TEST_CASE("linear computes x @ weight^T with weight stored [out, in]") {

@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -162,6 +164,15 @@ class GlassLM {
   /// The same for one sequence (B = 1).
   Tensor forward(const std::vector<std::int64_t>& tokens, Cache* cache = nullptr,
                  std::size_t start = 0) const;
+  /// The same for one sequence written in braces: forward({4, 5, 6}), forward({7},
+  /// &cache, 3). Without this overload `{7}` would be ambiguous (it could also
+  /// mean a TokenBatch of 7 empty rows). A batch in braces needs its type:
+  /// forward(TokenBatch{{1}, {2}}).
+  template <class Id, class = std::enable_if_t<std::is_integral_v<Id>>>
+  Tensor forward(std::initializer_list<Id> tokens, Cache* cache = nullptr,
+                 std::size_t start = 0) const {
+    return forward(std::vector<std::int64_t>(tokens.begin(), tokens.end()), cache, start);
+  }
 
   /// Mean cross-entropy of forward(tokens) against targets [B][T]; a target of
   /// -100 is ignored. The training loss.

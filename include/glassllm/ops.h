@@ -112,6 +112,12 @@ Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop);
 /// A 1-D operand is promoted to a matrix and the added axis removed again.
 /// "matmul: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 4 (dim 0)".
 Tensor matmul(const Tensor& a, const Tensor& b);
+/// a @ b^T with b's last two axes swapped: a [..., n, k], b [..., m, k] ->
+/// [..., n, m], batch axes broadcast as in matmul; equal to
+/// matmul(a, transpose(b, -2, -1)) without the transposed copy. Attention's
+/// scores, q @ k^T. Both operands need at least 2 axes.
+/// "matmul_t: shapes (2,3) and (4,5) are not aligned: 3 (dim 1) != 5 (dim 1); ...".
+Tensor matmul_t(const Tensor& a, const Tensor& b);
 /// PyTorch's Linear without bias: x @ weight^T. x [..., in], weight [out, in]
 /// -> [..., out]. One GEMM, no transposed copy of the weight.
 Tensor linear(const Tensor& x, const Tensor& weight);
@@ -153,5 +159,18 @@ Tensor rmsnorm(const Tensor& x, double eps = 1e-5);
 ///   rope(x) = x * cos + rotate_half(x) * sin,
 ///   rotate_half(x) = concat(-x[hd/2:], x[:hd/2]).
 Tensor rope(const Tensor& x, std::size_t start, double theta = 10000.0);
+
+/// Softmax along the last axis under a causal mask, for attention scores
+/// x [..., R, m] of R query rows against m keys. Row r is the query at
+/// position query_start + r % queries (queries = 0 means R; the grouped
+/// attention path stacks G heads of T queries as rows g*T + t and passes T);
+/// key j is at position key_start + j. A query sees a key iff the key's
+/// position <= the query's; hidden keys get probability exactly 0. Equal to
+/// softmax(masked_fill(x, hidden, -inf)) without building the mask.
+/// Throws if the first query sees no key (key_start > query_start) or R is not
+/// a multiple of queries.
+///   probs = causal_softmax(scores, start);  // scores [B, H, T, m], keys from position 0
+Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start = 0,
+                      std::size_t queries = 0);
 
 }  // namespace glassllm

@@ -1,0 +1,586 @@
+// Tests for the model (include/glassllm/model.h, glassllm/model.cpp): its
+// configuration checks, weight names and initialisation, the K/V cache, the
+// two K/V sharing paths, generation and the whole-model gradient.
+//
+// The expectations never come from the path under test: a cached forward is
+// compared with a full forward that never touches a cache, the grouped path
+// with the repeat_kv path, the cache's bytes with the formula written out,
+// and generation with argmax over fresh full forwards. Every equivalence
+// prints its largest difference (MESSAGE), so a reader sees float64 rounding
+// (~1e-16) next to float32's (~1e-7).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "check.h"
+#include "glassllm/model.h"
+
+using namespace glassllm;
+using test::max_abs_diff;
+
+namespace {
+
+constexpr DType f32 = DType::float32;
+constexpr DType f64 = DType::float64;
+const Attention kPaths[] = {Attention::repeat_kv, Attention::grouped};
+const CacheMode kModes[] = {CacheMode::concat, CacheMode::preallocated};
+
+// A model small enough to run every split point: 4 query heads share 2 K/V
+// heads (G = 2), head_dim 4.
+Config tiny(std::size_t max_len = 16) {
+  Config c;
+  c.vocab_size = 16;
+  c.d_model = 16;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.d_ff = 24;
+  c.max_len = max_len;
+  return c;
+}
+
+// A fixed token sequence of length n: ids in [0, vocab).
+std::vector<std::int64_t> sequence(std::size_t n, std::size_t vocab, int salt = 0) {
+  std::vector<std::int64_t> s(n);
+  for (std::size_t i = 0; i < n; ++i) s[i] = std::int64_t((i * 7 + 3 + salt * 5) % vocab);
+  return s;
+}
+
+// A difference as "%.3g" prints it: 2.78e-17, 0.
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Rows [from, to) of the position axis of logits [B, T, V].
+Tensor rows(const Tensor& logits, std::size_t from, std::size_t to) {
+  return slice(logits, 1, std::int64_t(from), std::int64_t(to));
+}
+
+// argmax with the lowest id on ties, over the last row of logits [1, T, V].
+std::int64_t argmax_last(const Tensor& logits) {
+  std::vector<double> z = logits.to_vector();
+  std::size_t V = logits.dim(-1), base = z.size() - V, best = 0;
+  for (std::size_t i = 1; i < V; ++i)
+    if (z[base + i] > z[base + best]) best = i;
+  return std::int64_t(best);
+}
+
+// Runs `batch` through a cache: the first `prompt` positions in one prefill,
+// then one position per step, and returns the logits of every position
+// concatenated along T, to compare with one full forward over the batch.
+Tensor incremental(const GlassLM& model, const TokenBatch& batch, std::size_t prompt,
+                   CacheMode mode) {
+  Cache cache = model.new_cache(mode);
+  TokenBatch head;
+  for (const auto& row : batch) head.emplace_back(row.begin(), row.begin() + prompt);
+  std::vector<Tensor> parts{model.forward(head, &cache, 0)};
+  for (std::size_t t = prompt; t < batch[0].size(); ++t) {
+    TokenBatch step;
+    for (const auto& row : batch) step.push_back({row[t]});
+    parts.push_back(model.forward(step, &cache, t));
+  }
+  return concat(parts, 1);
+}
+
+}  // namespace
+
+// ---- configuration -------------------------------------------------------------
+
+TEST_CASE("model: Config::validate names the wrong field and its value") {
+  auto expect = [](Config c, const char* message) {
+    CHECK_THROWS_WITH_AS(c.validate(), message, std::invalid_argument);
+  };
+  Config ok = tiny();
+  CHECK_NOTHROW(ok.validate());
+  Config c = ok;
+  c.vocab_size = 0;
+  expect(c, "config: vocab_size (0) must be positive");
+  c = ok;
+  c.d_model = 0;
+  expect(c, "config: d_model (0) must be positive");
+  c = ok;
+  c.n_layers = 0;
+  expect(c, "config: n_layers (0) must be positive");
+  c = ok;
+  c.n_kv_heads = 0;
+  expect(c, "config: n_kv_heads (0) must be positive");
+  c = ok;
+  c.d_ff = 0;
+  expect(c, "config: d_ff (0) must be positive");
+  c = ok;
+  c.max_len = 0;
+  expect(c, "config: max_len (0) must be positive");
+  c = ok;
+  c.n_kv_heads = 3;
+  expect(c, "config: n_kv_heads (3) must divide n_heads (4)");
+  c = ok;
+  c.d_model = 18;
+  expect(c, "config: n_heads (4) must divide d_model (18)");
+  c = ok;
+  c.d_model = 12;  // head_dim 3
+  expect(c,
+         "config: head_dim (d_model / n_heads = 3) must be even: RoPE rotates pairs "
+         "(i, i + head_dim/2)");
+  // The constructor validates too.
+  CHECK_THROWS_WITH_AS(GlassLM(c, 0), doctest::Contains("head_dim"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("model: attention paths and cache modes parse from their names and back") {
+  for (Attention a : kPaths) CHECK(parse_attention(attention_name(a)) == a);
+  for (CacheMode m : kModes) CHECK(parse_cache_mode(cache_mode_name(m)) == m);
+  CHECK_THROWS_WITH_AS(parse_attention("flash"), doctest::Contains("'flash'"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_cache_mode("ring"), doctest::Contains("'ring'"),
+                       std::invalid_argument);
+}
+
+// ---- weights ---------------------------------------------------------------------
+
+TEST_CASE(
+    "model: the model's weights have Hugging Face Llama names and DESIGN.md's shapes") {
+  Config c = tiny();
+  GlassLM model(c, 0);
+  const std::size_t V = 16, D = 16, F = 24, hd = 4, H = 4, Hkv = 2;
+  std::vector<std::pair<std::string, Shape>> expected{
+      {"model.embed_tokens.weight", {V, D}}};
+  for (int l = 0; l < 2; ++l) {
+    std::string p = "model.layers." + std::to_string(l) + ".";
+    expected.push_back({p + "input_layernorm.weight", {D}});
+    expected.push_back({p + "self_attn.q_proj.weight", {H * hd, D}});
+    expected.push_back({p + "self_attn.k_proj.weight", {Hkv * hd, D}});
+    expected.push_back({p + "self_attn.v_proj.weight", {Hkv * hd, D}});
+    expected.push_back({p + "self_attn.o_proj.weight", {D, H * hd}});
+    expected.push_back({p + "post_attention_layernorm.weight", {D}});
+    expected.push_back({p + "mlp.gate_proj.weight", {F, D}});
+    expected.push_back({p + "mlp.up_proj.weight", {F, D}});
+    expected.push_back({p + "mlp.down_proj.weight", {D, F}});
+  }
+  expected.push_back({"model.norm.weight", {D}});
+  expected.push_back({"lm_head.weight", {V, D}});
+
+  auto params = model.named_parameters();
+  REQUIRE(params.size() == expected.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    CAPTURE(expected[i].first);
+    CHECK(params[i].first == expected[i].first);
+    CHECK(params[i].second.shape() == expected[i].second);
+    CHECK(params[i].second.requires_grad());
+  }
+  // The handles are the model's own weights, not copies.
+  CHECK(params[2].second.is(model.layers[0].q_proj));
+
+  // embed + lm_head: 2 V D; per layer: 2 norms D, q and o H hd D each,
+  // k and v Hkv hd D each, three MLP matrices F D; the final norm D.
+  std::size_t per_layer = 2 * D + 2 * H * hd * D + 2 * Hkv * hd * D + 3 * F * D;
+  CHECK(model.parameter_count() == 2 * V * D + 2 * per_layer + D);
+  CHECK(model.parameter_count() == 2 * 256 + 2 * (32 + 512 + 256 + 1152) + 16);  // 4432
+
+  // The default config with a 98-token vocabulary.
+  Config d;
+  d.vocab_size = 98;
+  std::size_t default_layer = 2 * 128 + 2 * 128 * 128 + 2 * 64 * 128 + 3 * 384 * 128;
+  CHECK(GlassLM(d, 0).parameter_count() == 2 * 98 * 128 + 4 * default_layer + 128);
+}
+
+TEST_CASE(
+    "model: initialisation is deterministic: N(0, 0.02) from the seed, norm weights 1") {
+  GlassLM a(tiny(), 7), b(tiny(), 7), other(tiny(), 8);
+  auto pa = a.named_parameters(), pb = b.named_parameters(),
+       po = other.named_parameters();
+  bool any_differs = false;
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    CAPTURE(pa[i].first);
+    CHECK(pa[i].second.to_vector() == pb[i].second.to_vector());
+    any_differs = any_differs || pa[i].second.to_vector() != po[i].second.to_vector();
+  }
+  CHECK(any_differs);
+  for (const Tensor& t :
+       {a.norm, a.layers[1].input_layernorm, a.layers[0].post_attention_layernorm})
+    for (double v : t.to_vector()) CHECK(v == 1.0);
+  // The projections look like N(0, 0.02): mean ~0, std ~0.02 over 4096 draws.
+  GlassLM big(Config{98}, 3);
+  std::vector<double> w = big.layers[0].gate_proj.to_vector();
+  double mean = 0, sq = 0;
+  for (double v : w) mean += v / double(w.size());
+  for (double v : w) sq += (v - mean) * (v - mean) / double(w.size());
+  CHECK(std::fabs(mean) < 0.002);
+  CHECK(std::sqrt(sq) == doctest::Approx(0.02).epsilon(0.05));
+  // float32 weights are the float64 ones rounded; to() converts both ways.
+  GlassLM a64(tiny(), 7, f64);
+  CHECK(a64.to(f32).lm_head.to_vector() == a.lm_head.to_vector());
+  CHECK(a.to(f64).dtype() == f64);
+  CHECK(a.to(f64).lm_head.dtype() == f64);
+}
+
+// ---- cached decoding equals the full forward -------------------------------------
+
+TEST_CASE(
+    "model: float64: cached decoding equals the full forward at every split and step") {
+  GlassLM model(tiny(16), 1, f64);
+  for (Attention path : kPaths)
+    for (CacheMode mode : kModes) {
+      model.attention = path;
+      no_grad guard;
+      double worst = 0;
+      // The whole window: prefill `prompt` tokens, then decode one token per
+      // step up to max_len, comparing every position.
+      std::vector<std::int64_t> seq = sequence(16, 16);
+      Tensor full = model.forward(seq);  // [1, 16, 16], no cache
+      for (std::size_t prompt : {1, 3, 7}) {
+        CAPTURE(prompt);
+        double d = max_abs_diff(incremental(model, {seq}, prompt, mode), full);
+        worst = std::max(worst, d);
+        CHECK(d <= 1e-12);
+      }
+      // A batch of two different sequences.
+      TokenBatch batch{sequence(16, 16, 0), sequence(16, 16, 1)};
+      double db = max_abs_diff(incremental(model, batch, 3, mode), model.forward(batch));
+      CHECK(db <= 1e-12);
+      worst = std::max(worst, db);
+      MESSAGE((std::string(attention_name(path)) + " / " + cache_mode_name(mode) +
+               ": float64 max |incremental - full| over every step = " + num(worst)));
+    }
+}
+
+TEST_CASE("model: float32: cached decoding equals the full forward within 1e-5") {
+  // The default config (d_model 128, 4 layers): float32 rounding shows.
+  Config c;
+  c.vocab_size = 98;
+  GlassLM model(c, 1, f32);
+  std::vector<std::int64_t> seq = sequence(40, 98);
+  for (Attention path : kPaths)
+    for (CacheMode mode : kModes) {
+      model.attention = path;
+      no_grad guard;
+      double d = max_abs_diff(incremental(model, {seq}, 3, mode), model.forward(seq));
+      MESSAGE((std::string(attention_name(path)) + " / " + cache_mode_name(mode) +
+               ": float32 max |incremental - full| = " + num(d)));
+      CHECK(d <= 1e-5);
+    }
+}
+
+TEST_CASE(
+    "model: the walkthrough: prefill 3 tokens, decode 1, the cache holds K of shape "
+    "(1,1,4,4)") {
+  Config c;
+  c.vocab_size = 16;
+  c.d_model = 8;
+  c.n_layers = 1;
+  c.n_heads = 2;
+  c.n_kv_heads = 1;
+  c.max_len = 8;
+  GlassLM model(c, 0, f64);
+  no_grad guard;
+  Cache cache = model.new_cache();
+  model.forward({4, 5, 6}, &cache);
+  Tensor step = model.forward({7}, &cache, 3);
+  Tensor full = model.forward({4, 5, 6, 7});
+  CHECK(cache[0].k().shape() == Shape{1, 1, 4, 4});
+  CHECK(cache[0].v().shape() == Shape{1, 1, 4, 4});
+  CHECK(cache[0].length() == 4);
+  double d = max_abs_diff(step, rows(full, 3, 4));
+  MESSAGE("walkthrough: max |incremental - full| = ", d);
+  CHECK(d <= 1e-12);
+}
+
+// ---- the two K/V sharing paths ----------------------------------------------------
+
+TEST_CASE("model: repeat_kv and grouped attention give the same logits and gradients") {
+  GlassLM model(tiny(16), 2, f64);
+  TokenBatch tokens{sequence(9, 16, 0), sequence(9, 16, 2)};
+  TokenBatch targets{sequence(9, 16, 3), sequence(9, 16, 4)};
+  targets[1][4] = -100;  // an ignored position
+
+  auto run = [&](Attention path) {
+    model.attention = path;
+    for (auto& [name, w] : model.named_parameters()) w.zero_grad();
+    Tensor loss = model.loss(tokens, targets);
+    loss.backward();
+    std::vector<Tensor> grads;
+    for (auto& [name, w] : model.named_parameters()) grads.push_back(w.grad());
+    Tensor logits;
+    {
+      no_grad guard;
+      logits = model.forward(tokens);
+    }
+    return std::make_pair(logits, grads);
+  };
+  auto [logits_ref, grads_ref] = run(Attention::repeat_kv);
+  auto [logits_grp, grads_grp] = run(Attention::grouped);
+
+  double dl = max_abs_diff(logits_ref, logits_grp);
+  MESSAGE("max |logits repeat_kv - grouped| = ", dl);
+  CHECK(dl <= 1e-12);
+  auto names = model.named_parameters();
+  double dg = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    CAPTURE(names[i].first);
+    REQUIRE(grads_ref[i].defined());
+    REQUIRE(grads_grp[i].defined());
+    double d = max_abs_diff(grads_ref[i], grads_grp[i]);
+    CHECK(d <= 1e-12);
+    dg = std::max(dg, d);
+  }
+  MESSAGE("max |gradient repeat_kv - grouped| over all ", names.size(),
+          " weights = ", dg);
+  // The gradients are not trivially zero.
+  CHECK(max_abs_diff(grads_ref[2], zeros_like(grads_ref[2])) > 1e-6);
+}
+
+// ---- the cache ----------------------------------------------------------------------
+
+TEST_CASE(
+    "model: a concatenating and a preallocated cache give the same logits and keys") {
+  GlassLM model(tiny(16), 3, f64);
+  std::vector<std::int64_t> seq = sequence(11, 16);
+  no_grad guard;
+  for (Attention path : kPaths) {
+    model.attention = path;
+    Cache grow = model.new_cache(CacheMode::concat);
+    Cache fixed = model.new_cache(CacheMode::preallocated);
+    std::vector<std::int64_t> head(seq.begin(), seq.begin() + 4);
+    double d = max_abs_diff(model.forward(head, &grow), model.forward(head, &fixed));
+    for (std::size_t t = 4; t < seq.size(); ++t)
+      d = std::max(d, max_abs_diff(model.forward({seq[t]}, &grow, t),
+                                   model.forward({seq[t]}, &fixed, t)));
+    MESSAGE((std::string(attention_name(path)) +
+             ": max |concat - preallocated| = " + num(d)));
+    CHECK(d <= 1e-12);
+    for (std::size_t l = 0; l < grow.size(); ++l) {
+      CHECK(fixed[l].length() == 11);
+      CHECK(grow[l].k().shape() == Shape{1, 2, 11, 4});
+      CHECK(fixed[l].k().shape() == Shape{1, 2, 16, 4});  // the whole buffer
+      // The first 11 slots hold what the concatenating cache holds (bit for
+      // bit in layer 0, whose K/V depend on the tokens only; later layers see
+      // the rounding of the attention above them), the other 5 are zeros.
+      double tol = l == 0 ? 0.0 : 1e-12;
+      CHECK(max_abs_diff(slice(fixed[l].k(), 2, 0, 11), grow[l].k()) <= tol);
+      CHECK(max_abs_diff(slice(fixed[l].v(), 2, 0, 11), grow[l].v()) <= tol);
+      for (double v : slice(fixed[l].k(), 2, 11, 16).to_vector()) CHECK(v == 0.0);
+    }
+  }
+}
+
+TEST_CASE(
+    "model: cache memory is 2 * B * L * m * Hkv * hd * bytes: 256 KiB float32, 512 KiB "
+    "float64") {
+  Config c;  // the default config
+  c.vocab_size = 98;
+  const std::size_t B = 1, L = 4, m = 128, Hkv = 2, hd = 32;
+  for (DType dt : {f32, f64})
+    for (CacheMode mode : kModes) {
+      CAPTURE(dtype_name(dt));
+      CAPTURE(cache_mode_name(mode));
+      GlassLM model(c, 0, dt);
+      no_grad guard;
+      Cache cache = model.new_cache(mode);
+      // Fill all 128 positions: a prefill of 100, then 28 single steps.
+      std::vector<std::int64_t> seq = sequence(128, 98);
+      model.forward(std::vector<std::int64_t>(seq.begin(), seq.begin() + 100), &cache);
+      for (std::size_t t = 100; t < 128; ++t) model.forward({seq[t]}, &cache, t);
+      std::size_t bytes = 0;
+      for (const KVCache& layer : cache) {
+        CHECK(layer.length() == 128);
+        CHECK(layer.k().dtype() == dt);
+        CHECK(layer.k().shape() == Shape{B, Hkv, m, hd});
+        CHECK(layer.nbytes() == layer.k().nbytes() + layer.v().nbytes());
+        bytes += layer.k().nbytes() + layer.v().nbytes();
+      }
+      std::size_t formula = 2 * B * L * m * Hkv * hd * dtype_size(dt);
+      CHECK(bytes == formula);
+      CHECK(bytes == (dt == f32 ? 256 * 1024 : 512 * 1024));
+    }
+}
+
+TEST_CASE("model: the cache checks what is appended and forgets everything on clear") {
+  KVCache cache(CacheMode::preallocated, 4);
+  Tensor k = zeros({1, 2, 3, 4}, f64);
+  cache.append(k, k);
+  CHECK(cache.length() == 3);
+  CHECK_THROWS_WITH_AS(
+      cache.append(k, k),
+      "KVCache::append: 3 new positions do not fit: the cache holds 3 of 4",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(cache.append(zeros({1, 1, 1, 4}, f64), zeros({1, 1, 1, 4}, f64)),
+                       doctest::Contains("(1,1,1,4)"), std::invalid_argument);
+  cache.clear();
+  CHECK(cache.length() == 0);
+  CHECK(cache.nbytes() == 0);
+  CHECK_THROWS_AS(KVCache(CacheMode::preallocated, 0), std::invalid_argument);
+}
+
+// ---- forward's checks ---------------------------------------------------------------
+
+TEST_CASE(
+    "model: forward explains a start that does not match the cache and other bad input") {
+  GlassLM model(tiny(8), 0);
+  no_grad guard;
+  Cache cache = model.new_cache();
+  model.forward(sequence(7, 16), &cache);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1}, &cache, 5),
+      "forward: start is 5 but the cache holds 7 positions; pass start=7",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1, 2}, &cache, 7),
+      "forward: positions 7..8 exceed max_len 8 (start 7 + 2 tokens); crop "
+      "the input to its last max_len tokens",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(model.forward({1, 16, 2}),
+                       "forward: token id 16 at position (0, 1) is out of range [0, 16)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.forward(TokenBatch{{1, 2}, {3}}),
+      "forward: row 1 has 1 tokens but row 0 has 2; rows must have equal "
+      "lengths",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(model.forward(std::vector<std::int64_t>{}),
+                       doctest::Contains("no tokens"), std::invalid_argument);
+  Cache short_cache(1);
+  CHECK_THROWS_WITH_AS(
+      model.forward({1}, &short_cache, 0),
+      "forward: the cache has 1 layers but the model has 2; make it with "
+      "new_cache()",
+      std::invalid_argument);
+  // A failed call leaves the cache as it was.
+  CHECK(cache[0].length() == 7);
+}
+
+TEST_CASE("model: attention is causal: a later token does not change earlier logits") {
+  GlassLM model(tiny(16), 4, f64);
+  std::vector<std::int64_t> a = sequence(6, 16), b = a;
+  b[3] = (a[3] + 5) % 16;
+  no_grad guard;
+  for (Attention path : kPaths) {
+    model.attention = path;
+    Tensor la = model.forward(a), lb = model.forward(b);
+    // Positions 0..2 see only tokens 0..2: bit-identical.
+    CHECK(rows(la, 0, 3).to_vector() == rows(lb, 0, 3).to_vector());
+    // Position 3 sees the changed token.
+    CHECK(max_abs_diff(rows(la, 3, 4), rows(lb, 3, 4)) > 1e-6);
+  }
+}
+
+// ---- generation ------------------------------------------------------------------
+
+TEST_CASE(
+    "model: generate past max_len reruns the last max_len tokens: each token is argmax "
+    "of a "
+    "fresh full forward") {
+  GlassLM model(tiny(8), 5, f64);
+  // A prompt longer than max_len is cropped to its last 8 tokens.
+  std::vector<std::int64_t> prompt = sequence(10, 16);
+  for (Attention path : kPaths)
+    for (CacheMode mode : kModes) {
+      CAPTURE(attention_name(path));
+      CAPTURE(cache_mode_name(mode));
+      model.attention = path;
+      GenerateOptions opt;
+      opt.max_new_tokens = 20;
+      opt.cache_mode = mode;
+      std::vector<std::int64_t> out = model.generate(prompt, opt);
+      REQUIRE(out.size() == 30);
+      CHECK(std::equal(prompt.begin(), prompt.end(), out.begin()));
+      no_grad guard;
+      for (std::size_t i = prompt.size(); i < out.size(); ++i) {
+        CAPTURE(i);
+        std::size_t from = i > 8 ? i - 8 : 0;
+        std::vector<std::int64_t> window(out.begin() + std::ptrdiff_t(from),
+                                         out.begin() + std::ptrdiff_t(i));
+        CHECK(out[i] == argmax_last(model.forward(window)));
+      }
+    }
+}
+
+TEST_CASE(
+    "model: greedy generation is deterministic; sampling repeats with the same seed") {
+  GlassLM model(tiny(16), 6, f32);
+  std::vector<std::int64_t> prompt{1, 2, 3};
+  GenerateOptions greedy;
+  greedy.max_new_tokens = 12;
+  CHECK(model.generate(prompt, greedy) == model.generate(prompt, greedy));
+  GenerateOptions none;
+  none.max_new_tokens = 0;
+  CHECK(model.generate(prompt, none) == prompt);
+
+  GenerateOptions hot = greedy;
+  hot.temperature = 1.5;
+  hot.seed = 42;
+  std::vector<std::int64_t> s1 = model.generate(prompt, hot);
+  CHECK(s1 == model.generate(prompt, hot));
+  hot.seed = 43;
+  CHECK(s1 != model.generate(prompt, hot));  // 12 draws from ~16 near-equal ids
+
+  // top_k = 1 leaves only the argmax: sampling becomes greedy.
+  GenerateOptions top1 = hot;
+  top1.top_k = 1;
+  CHECK(model.generate(prompt, top1) == model.generate(prompt, greedy));
+
+  // top_k = 3: every sampled token is among the 3 largest logits of a fresh
+  // full forward over what came before it.
+  GenerateOptions top3 = hot;
+  top3.top_k = 3;
+  top3.max_new_tokens = 10;
+  std::vector<std::int64_t> out = model.generate(prompt, top3);
+  no_grad guard;
+  for (std::size_t i = prompt.size(); i < out.size(); ++i) {
+    std::vector<double> z = model
+                                .forward(std::vector<std::int64_t>(
+                                    out.begin(), out.begin() + std::ptrdiff_t(i)))
+                                .to_vector();
+    std::vector<double> last(z.end() - 16, z.end());
+    std::size_t larger = 0;  // logits strictly larger than the chosen one
+    for (double v : last) larger += v > last[std::size_t(out[i])];
+    CAPTURE(i);
+    CHECK(larger < 3);
+  }
+}
+
+TEST_CASE("model: generate rejects an empty prompt and unknown ids") {
+  GlassLM model(tiny(), 0);
+  CHECK_THROWS_WITH_AS(model.generate({}), "generate: the prompt is empty",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      model.generate({1, 99}),
+      "generate: token id 99 at prompt position 1 is out of range [0, 16)",
+      std::invalid_argument);
+}
+
+// ---- the whole model's gradient --------------------------------------------------
+
+TEST_CASE(
+    "model: the loss's gradient through the whole model passes the float64 gradient "
+    "check") {
+  Config c = tiny(8);
+  c.n_layers = 1;
+  GlassLM base(c, 9, f64);
+  TokenBatch tokens{{1, 5, 2, 7, 3}, {4, 4, 0, 9, 15}};
+  TokenBatch targets{{5, 2, 7, 3, 8}, {4, 0, 9, -100, 1}};
+  for (Attention path : kPaths) {
+    CAPTURE(attention_name(path));
+    GlassLM model = base;
+    model.attention = path;
+    // f(weights) = loss with the model's weights replaced by the checker's inputs.
+    auto f = [&model, &tokens, &targets](const std::vector<Tensor>& w) {
+      model.embed_tokens = w[0];
+      model.layers[0].q_proj = w[1];
+      model.layers[0].k_proj = w[2];
+      model.layers[0].v_proj = w[3];
+      model.layers[0].input_layernorm = w[4];
+      model.lm_head = w[5];
+      return model.loss(tokens, targets);
+    };
+    const LayerWeights& l0 = base.layers[0];
+    GradCheckResult r = gradcheck(f,
+                                  {base.embed_tokens, l0.q_proj, l0.k_proj, l0.v_proj,
+                                   l0.input_layernorm, base.lm_head},
+                                  GradCheckOptions{}, "GlassLM.loss");
+    INFO(r.message());
+    CHECK(r.passed);
+  }
+}
