@@ -230,6 +230,21 @@ std::vector<std::pair<std::string, Tensor>> GlassLM::named_parameters() const {
   return out;
 }
 
+Tensor& GlassLM::parameter(const std::string& name) {
+  Tensor* found = nullptr;
+  for_each_weight(*this, [&](const std::string& n, Tensor& t) {
+    if (n == name) found = &t;
+  });
+  if (!found)
+    throw std::invalid_argument("parameter: no weight named '" + name + "' (names look like "
+                                "'model.layers.0.self_attn.q_proj.weight')");
+  return *found;
+}
+
+const Tensor& GlassLM::parameter(const std::string& name) const {
+  return const_cast<GlassLM*>(this)->parameter(name);
+}
+
 std::size_t GlassLM::parameter_count() const {
   std::size_t n = 0;
   for_each_weight(*this, [&](const std::string&, const Tensor& t) { n += t.size(); });

@@ -584,3 +584,22 @@ TEST_CASE(
     CHECK(r.passed);
   }
 }
+
+TEST_CASE("model: parameter(name) reaches the same weight as the public member") {
+  Config cfg;
+  cfg.vocab_size = 11;
+  cfg.d_model = 8;
+  cfg.n_layers = 2;
+  cfg.n_heads = 2;
+  cfg.n_kv_heads = 1;
+  cfg.d_ff = 12;
+  cfg.max_len = 8;
+  GlassLM model(cfg, 0);
+  CHECK(model.parameter("model.layers.1.mlp.up_proj.weight").is(model.layers[1].up_proj));
+  CHECK(model.parameter("lm_head.weight").is(model.lm_head));
+  Tensor replacement = zeros({11, 8});
+  model.parameter("lm_head.weight") = replacement;
+  CHECK(model.lm_head.is(replacement));
+  CHECK_THROWS_WITH_AS(model.parameter("lm_head"), doctest::Contains("no weight named 'lm_head'"),
+                       std::invalid_argument);
+}

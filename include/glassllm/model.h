@@ -144,6 +144,11 @@ class GlassLM {
   /// Every weight with its Hugging Face name, in a fixed order
   /// ("model.embed_tokens.weight", "model.layers.0.input_layernorm.weight", ...).
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  /// The weight with this Hugging Face name, to read or to replace:
+  ///   model.parameter("lm_head.weight") = other;
+  /// Throws std::invalid_argument for an unknown name.
+  Tensor& parameter(const std::string& name);
+  const Tensor& parameter(const std::string& name) const;
   /// Number of scalar weights.
   std::size_t parameter_count() const;
   /// The same model in another dtype (a copy of every weight).
