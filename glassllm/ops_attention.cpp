@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "glassllm/node.h"
+#include "glassllm/vmath.h"
 
 namespace glassllm {
 
@@ -276,9 +277,9 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
       const std::size_t n = visible[row % T];
       T_ mx = xr[0];
       for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
-      T_ total = 0;
-      for (std::size_t j = 0; j < n; ++j) total += (yr[j] = std::exp(xr[j] - mx));
-      for (std::size_t j = 0; j < n; ++j) yr[j] /= total;
+      T_ total = vmath::exp_shifted_sum(xr, yr, n, mx);
+      const T_ inv = T_(1) / total;
+      for (std::size_t j = 0; j < n; ++j) yr[j] *= inv;
       std::fill(yr + n, yr + m, T_(0));  // the hidden keys
     }
   });

@@ -1,6 +1,8 @@
 // tensor.cpp: the Tensor handle's accessors, creation functions, the seeded
 // random generator, grad mode, and the checks every op shares. Printing is in
 // print.cpp, backward() in autograd.cpp.
+#include <malloc.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -47,7 +49,23 @@ std::vector<std::size_t> contiguous_strides(const Shape& shape) {
 
 // ---- making nodes ---------------------------------------------------------------
 
+namespace {
+// A training step allocates and frees hundreds of arrays of 100 KiB - 4 MiB.
+// By default glibc serves each one with a fresh mmap and returns it to the OS
+// on free, so every step pays page faults to zero the same memory again
+// (measured: a third of a default-config training step). Keeping freed
+// blocks in the heap makes the next step reuse them: the step went from
+// about 340 to 230 ms. The cost is that the process keeps its peak heap.
+bool keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum: mmap only above 32 MiB
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // give heap back to the OS only above 1 GiB
+  return true;
+}
+}  // namespace
+
 Tensor empty(const Shape& shape, DType dtype) {
+  static const bool tuned = keep_freed_memory();
+  (void)tuned;
   auto node = std::make_shared<Node>();
   node->dtype = dtype;
   node->shape = shape;
