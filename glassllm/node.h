@@ -88,13 +88,31 @@ bool should_record(const std::vector<Tensor>& inputs);
 /// backward. `make_backward` is a lambda returning the BackwardFn; it is only
 /// called when the graph is recorded, so inference pays nothing for it.
 template <class MakeBackward>
-Tensor finish_op(Tensor out, const char* op, std::vector<Tensor> inputs,
+Tensor finish_op(Tensor out, const char* op, const std::vector<Tensor>& inputs,
                  MakeBackward&& make_backward) {
   Node& node = *out.node();
   node.op = op;
   if (should_record(inputs)) {
     node.requires_grad = true;
-    node.parents = std::move(inputs);
+    node.parents = inputs;
+    node.backward = make_backward();
+  }
+  return out;
+}
+
+// The usual spelling, finish_op(out, "mul", {a, b}, ...): no vector is built
+// unless the op is recorded (inference pays no allocation for it).
+template <class MakeBackward>
+Tensor finish_op(Tensor out, const char* op, std::initializer_list<Tensor> inputs,
+                 MakeBackward&& make_backward) {
+  Node& node = *out.node();
+  node.op = op;
+  bool record = false;
+  if (grad_enabled())
+    for (const Tensor& t : inputs) record = record || t.node()->requires_grad;
+  if (record) {
+    node.requires_grad = true;
+    node.parents.assign(inputs.begin(), inputs.end());
     node.backward = make_backward();
   }
   return out;

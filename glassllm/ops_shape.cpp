@@ -71,6 +71,14 @@ Tensor permute_copy(const Tensor& x, const std::vector<std::size_t>& perm) {
     out_shape[d] = x.shape()[perm[d]];
     step[d] = in_strides[perm[d]];  // input stride along output axis d
   }
+  // When only axes of length 1 move, the elements keep their row-major order
+  // (e.g. [B, 1, H, hd] -> [B, H, 1, hd] in a one-token decode step): nothing
+  // has to move, so the result is a view, as NumPy's would be.
+  std::vector<std::size_t> moved;
+  for (std::size_t d = 0; d < nd; ++d)
+    if (out_shape[d] != 1) moved.push_back(perm[d]);
+  if (std::is_sorted(moved.begin(), moved.end())) return view_as_shape(x, out_shape);
+
   Tensor out = empty(out_shape, x.dtype());
   std::size_t n = out.size();
   if (n == 0) return out;

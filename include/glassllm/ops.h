@@ -86,8 +86,9 @@ Tensor max(const Tensor& x);
 
 // ---- shape ops (glassllm/ops_shape.cpp) -------------------------------------
 // reshape, squeeze and unsqueeze return views that share the input's data (no
-// element moves, as in NumPy for contiguous arrays); permute, transpose,
-// concat and slice write a new contiguous array.
+// element moves, as in NumPy for contiguous arrays); concat and slice write a
+// new contiguous array, and so do permute and transpose unless they only move
+// axes of length 1 (then no element moves and the result is a view).
 
 /// New shape with the same number of elements; one entry may be -1 (inferred).
 /// "reshape: cannot reshape (2,3) (6 elements) into (4,2) (8 elements)".
