@@ -233,3 +233,20 @@ TEST_CASE("slice rejects an axis out of range") {
       doctest::Contains("slice: axis -3 is out of range for shape (2,3)"),
       std::invalid_argument);
 }
+
+TEST_CASE("a permute that only moves length-1 axes is a view; any other is a copy") {
+  // [1, 1, 4, 3] -> [1, 4, 1, 3]: the 4 and the 3 keep their order.
+  Tensor x = reshape(arange(12), {1, 1, 4, 3});
+  Tensor v = permute(x, {0, 2, 1, 3});
+  CHECK(v.shape() == Shape{1, 4, 1, 3});
+  CHECK(v.data<float>() == x.data<float>());
+  // [2, 1, 3] -> [3, 1, 2] swaps two real axes: a copy, in the new order.
+  Tensor y = reshape(arange(6), {2, 1, 3});
+  Tensor c = permute(y, {2, 1, 0});
+  CHECK(c.data<float>() != y.data<float>());
+  CHECK(c.to_vector() == std::vector<double>{0, 3, 1, 4, 2, 5});
+  // The view still has a gradient: dout reshaped back.
+  Tensor w = ones({1, 1, 2, 2}).requires_grad_();
+  sum(permute(w, {0, 2, 1, 3}) * tensor({{{{1, 2}}, {{3, 4}}}})).backward();
+  CHECK(w.grad().to_vector() == std::vector<double>{1, 2, 3, 4});
+}
