@@ -231,7 +231,8 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
   bytes.reserve(8 + json.size() + offset);
   store_le(bytes, json.size(), 8);
   bytes += json;
-  for (const auto& [name, t] : tensors) {
+  for (const auto& named : tensors) {
+    const Tensor& t = named.second;
     dispatch(t.dtype(), [&](auto zero) {
       using T = decltype(zero);
       using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -272,7 +273,9 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
   if (!header.is_object()) throw fail("header is not a JSON object");
 
   std::vector<Entry> entries;
-  for (const auto& [key, value] : header.items()) {
+  for (const auto& item : header.items()) {
+    const std::string& key = item.key();  // not a structured binding: lambdas use it
+    const Json& value = item.value();
     if (key == "__metadata__") {
       if (!value.is_object()) throw fail("__metadata__ is not an object");
       for (const auto& [mk, mv] : value.items())
