@@ -51,7 +51,9 @@ Json parse_json_strict(std::string_view text) {
   };
   try {
     return Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // Mostly parse_error, but a number too large for a double ("1E400") is
+    // an out_of_range error: both mean the text is not JSON we can use.
     throw std::invalid_argument(std::string("invalid JSON: ") + e.what());
   }
 }

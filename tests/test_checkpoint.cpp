@@ -240,6 +240,8 @@ TEST_CASE("safetensors: each broken file gives its own error") {
        "bytes [4, 8) of the data buffer belong to no tensor (a gap before 'b')"},
       {"trailing_bytes.safetensors", "the data buffer has 8 bytes but the tensors cover only 4"},
       {"duplicate_name.safetensors", "header: duplicate key \"w\""},
+      {"number_overflow.safetensors", "header: invalid JSON: [json.exception.out_of_range.406] "
+                                      "number overflow parsing '1E400'"},
       {"metadata_not_string.safetensors", "__metadata__ value of 'format' is not a string"},
       {"shape_overflow.safetensors", "tensor 'w': data_offsets [0, 4] hold 4 bytes but shape "
                                      "(4294967296,4294967296,16) F32 needs more than 2^64"},
@@ -340,6 +342,7 @@ TEST_CASE("checkpoint: each broken config.json gives its own error") {
       {"config_duplicate_key.json", "config.json: duplicate key \"hidden_size\""},
       {"config_not_llama.json", "config.json: model_type is 'gpt2', expected 'llama'"},
       {"config_not_json.json", "config.json: invalid JSON: [json.exception.parse_error.101]"},
+      {"config_number_overflow.json", "config.json: invalid JSON: [json.exception.out_of_range.406]"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);

@@ -67,6 +67,7 @@ st trailing_bytes.safetensors '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0
 st duplicate_name.safetensors \
   '{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}' \
   "$(zeros 8)"
+st number_overflow.safetensors '{"w":{"dtype":"F32","shape":[1E400],"data_offsets":[0,4]}}' '\x00\x00\x00\x00'
 st metadata_not_string.safetensors '{"__metadata__":{"format":1}}' ''
 st shape_overflow.safetensors \
   '{"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,4]}}' '\x00\x00\x00\x00'
@@ -86,6 +87,8 @@ config config_duplicate_key.json '"hidden_size": 8, "hidden_size": 16, '
 sed 's/"silu"/"gelu"/' "$out/config_valid.json" > "$out/config_gelu.json"
 text config_not_llama.json '{"model_type": "gpt2", "n_embd": 8}'
 text config_not_json.json '{"model_type": "llama",'
+# Found by the fuzzer: nlohmann reports a number beyond a double as out_of_range.
+text config_number_overflow.json '{"model_type": "llama", "hidden_size": 1E400}'
 
 # ---- glassllm_tokenizer.json ------------------------------------------------------
 tok() { text "$1" "{\"format\": \"glassllm-char-tokenizer\", \"version\": $2, \"tokens\": $3, \"unk_token\": \"\\uFFFD\"}"; }
