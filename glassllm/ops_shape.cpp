@@ -285,7 +285,10 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
 Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop) {
   check_defined("slice", x);
   std::size_t a = normalize_axis("slice", axis, x.shape());
-  auto [b, e] = clamp_range(start, stop, x.shape()[a]);
+  // Plain variables, not a structured binding: clang 14 cannot capture one in
+  // the backward lambda below.
+  auto [begin, end] = clamp_range(start, stop, x.shape()[a]);
+  std::size_t b = begin, e = end;
   Shape out_shape = x.shape();
   out_shape[a] = e - b;
   Tensor out = empty(out_shape, x.dtype());

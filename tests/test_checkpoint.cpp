@@ -1,0 +1,592 @@
+// Tests for checkpoint.h: the safetensors reader and writer (byte by byte on
+// tiny files, and on every hand-made broken file in
+// tests/data/checkpoint_corpus/), config.json, and whole checkpoint folders:
+// round trips, folders written by other tools, bfloat16 weights, wrong names
+// and shapes, and saves that are interrupted.
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "check.h"
+#include "glassllm/checkpoint.h"
+#include "glassllm/checkpoint_internal.h"
+
+using namespace glassllm;
+using glassllm::test::check_tensor;
+namespace fs = std::filesystem;
+
+namespace {
+
+// doctest::Contains for a message built at run time (it takes doctest::String).
+doctest::Contains contains(const std::string& text) { return doctest::Contains(text.c_str()); }
+
+std::string corpus_path(const std::string& name) {
+  return std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" + name;
+}
+
+// A fresh, empty folder under /tmp, removed again at the end of the test.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("glassllm_test_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& file) const { return (path / file).string(); }
+};
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The small model every checkpoint test uses: vocab 5 (the tokenizer's
+// a, b, c, d and unk), d_model 8, 2 layers, H = 2, Hkv = 1 (hd = 4), d_ff 16.
+Config tiny_config() {
+  Config cfg;
+  cfg.vocab_size = 5;
+  cfg.d_model = 8;
+  cfg.n_layers = 2;
+  cfg.n_heads = 2;
+  cfg.n_kv_heads = 1;
+  cfg.d_ff = 16;
+  cfg.max_len = 8;
+  return cfg;
+}
+Tokenizer tiny_tokenizer() { return Tokenizer({"a", "b", "c", "d"}); }
+
+// True when two tensors have the same shape, dtype and bytes (nan == nan).
+bool bit_equal(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
+  const void* pa = a.dtype() == DType::float32 ? (const void*)a.data<float>()
+                                               : (const void*)a.data<double>();
+  const void* pb = b.dtype() == DType::float32 ? (const void*)b.data<float>()
+                                               : (const void*)b.data<double>();
+  return std::memcmp(pa, pb, a.nbytes()) == 0;
+}
+
+// A safetensors file built by hand, without write_safetensors: entries of
+// (name, dtype, shape, raw little-endian bytes), laid out in order.
+struct RawTensor {
+  std::string name, dtype;
+  Shape shape;
+  std::string bytes;
+};
+void write_raw_safetensors(const std::string& path, const std::vector<RawTensor>& tensors) {
+  std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
+  std::string data;
+  for (const RawTensor& t : tensors) {
+    std::string shape;
+    for (std::size_t d : t.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    header += ",\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[" + shape +
+              "],\"data_offsets\":[" + std::to_string(data.size()) + "," +
+              std::to_string(data.size() + t.bytes.size()) + "]}";
+    data += t.bytes;
+  }
+  header += "}";
+  std::string file;
+  for (int i = 0; i < 8; ++i) file.push_back(char((header.size() >> (8 * i)) & 0xFF));
+  write_text(path, file + header + data);
+}
+
+// Float32 values as little-endian bytes.
+std::string f32_bytes(const std::vector<float>& values) {
+  std::string s;
+  for (float v : values) {
+    auto bits = std::bit_cast<std::uint32_t>(v);
+    for (int i = 0; i < 4; ++i) s.push_back(char((bits >> (8 * i)) & 0xFF));
+  }
+  return s;
+}
+
+// Rewrites dir/model.safetensors with `edit` applied to its tensors.
+template <class Edit>
+void edit_weights(const std::string& dir, Edit edit) {
+  NamedTensors t = read_safetensors(dir + "/model.safetensors");
+  edit(t);
+  write_safetensors(dir + "/model.safetensors", t);
+}
+
+}  // namespace
+
+// ---- safetensors ---------------------------------------------------------------------
+
+TEST_CASE("safetensors: a one-tensor file, byte by byte") {
+  TempDir dir("st_bytes");
+  write_safetensors(dir / "x.safetensors", {{"x", tensor({1.0, -2.0})}});
+  // header: {"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}} is 54 bytes,
+  // padded with 2 spaces to 56 = 0x38; then 1.0f = 0x3f800000 and
+  // -2.0f = 0xc0000000, little-endian.
+  std::string expected = std::string("\x38\0\0\0\0\0\0\0", 8) +
+                         "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}  " +
+                         std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8);
+  CHECK(detail::read_file(dir / "x.safetensors") == expected);
+  CHECK(files_in(dir.path) == std::vector<std::string>{"x.safetensors"});  // no .tmp left
+}
+
+TEST_CASE("safetensors: float32 and float64 round trip bit for bit, special values too") {
+  TempDir dir("st_roundtrip");
+  float f_nan = std::numeric_limits<float>::quiet_NaN();
+  double d_inf = std::numeric_limits<double>::infinity();
+  Tensor a = from_vector({0.1, -0.0, 1e-45, 3.4e38, 0}, {5}, DType::float32);
+  a.mutable_data<float>()[4] = f_nan;
+  Tensor b = from_vector({0.1, -d_inf, 4.9e-324, 1.0 / 3, 2, 3}, {2, 3}, DType::float64);
+  Tensor c = zeros({0, 4});  // empty tensors are allowed
+  Tensor s = scalar(7.0, DType::float64);
+  write_safetensors(dir / "t.safetensors", {{"a", a}, {"b", b}, {"c", c}, {"s", s}},
+                    {{"format", "pt"}});
+  NamedTensors back = read_safetensors(dir / "t.safetensors");
+  REQUIRE(back.size() == 4);
+  CHECK(back[0].first == "a");  // the file's order is kept
+  CHECK(back[1].first == "b");
+  CHECK(bit_equal(back[0].second, a));
+  CHECK(bit_equal(back[1].second, b));
+  CHECK(back[2].second.shape() == Shape{0, 4});
+  CHECK(back[3].second.shape() == Shape{});
+  CHECK(back[3].second.item() == 7.0);
+}
+
+TEST_CASE("safetensors: half and bfloat16 bits widen exactly to float32") {
+  using detail::bf16_to_f32;
+  using detail::f16_to_f32;
+  float inf = std::numeric_limits<float>::infinity();
+  CHECK(f16_to_f32(0x3C00) == 1.0f);
+  CHECK(f16_to_f32(0xC000) == -2.0f);
+  CHECK(f16_to_f32(0x3555) == 0.333251953125f);  // 1365/4096: 1/3 rounded to 10 bits
+  CHECK(f16_to_f32(0x7BFF) == 65504.0f);         // the largest half
+  CHECK(f16_to_f32(0x0400) == std::ldexp(1.0f, -14));            // smallest normal
+  CHECK(f16_to_f32(0x03FF) == std::ldexp(1023.0f, -24));         // largest subnormal
+  CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));            // smallest subnormal
+  CHECK(f16_to_f32(0x8001) == -std::ldexp(1.0f, -24));
+  CHECK(f16_to_f32(0x0000) == 0.0f);
+  CHECK(std::signbit(f16_to_f32(0x8000)));  // -0 keeps its sign
+  CHECK(f16_to_f32(0x7C00) == inf);
+  CHECK(f16_to_f32(0xFC00) == -inf);
+  CHECK(std::isnan(f16_to_f32(0x7E00)));
+  CHECK(std::isnan(f16_to_f32(0x7C01)));  // the smallest nan payload is still nan
+
+  CHECK(bf16_to_f32(0x3F80) == 1.0f);
+  CHECK(bf16_to_f32(0x4049) == 3.140625f);  // pi, rounded to 7 mantissa bits
+  CHECK(bf16_to_f32(0xC040) == -3.0f);
+  CHECK(bf16_to_f32(0x0001) == std::ldexp(1.0f, -133));  // a float32 subnormal
+  CHECK(bf16_to_f32(0x7F80) == inf);
+  CHECK(bf16_to_f32(0xFF80) == -inf);
+  CHECK(std::isnan(bf16_to_f32(0x7FC0)));
+  CHECK(std::signbit(bf16_to_f32(0x8000)));
+}
+
+TEST_CASE("safetensors: the hand-made valid files read as spelled out") {
+  NamedTensors t = read_safetensors(corpus_path("valid_f32_f64.safetensors"));
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].first == "a");
+  CHECK(t[0].second.dtype() == DType::float32);
+  check_tensor(t[0].second, {2}, {1.0, -2.0}, 0);
+  CHECK(t[1].second.dtype() == DType::float64);
+  check_tensor(t[1].second, {1}, {0.5}, 0);
+
+  // F16 [1, 2^-24, inf, -2] and BF16 [1, -inf] become float32.
+  t = read_safetensors(corpus_path("valid_f16_bf16.safetensors"));
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].second.dtype() == DType::float32);
+  double inf = std::numeric_limits<double>::infinity();
+  check_tensor(t[0].second, {4}, {1.0, std::ldexp(1.0, -24), inf, -2.0}, 0);
+  check_tensor(t[1].second, {2}, {1.0, -inf}, 0);
+
+  CHECK(read_safetensors(corpus_path("valid_empty.safetensors")).empty());
+  t = read_safetensors(corpus_path("valid_metadata.safetensors"));
+  REQUIRE(t.size() == 1);
+  check_tensor(t[0].second, {1, 1}, {3.0}, 0);
+}
+
+TEST_CASE("safetensors: each broken file gives its own error") {
+  struct Case {
+    const char* file;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"too_short.safetensors", "file is 5 bytes, shorter than the 8-byte header length"},
+      {"header_too_long.safetensors", "header length 1000 is larger than the file (15 bytes)"},
+      {"header_absurd.safetensors", "header length 1099511627776 is absurd"},
+      {"not_json_header.safetensors", "header: invalid JSON: [json.exception.parse_error.101] "
+                                      "parse error at line 1, column 3"},
+      {"header_not_object.safetensors", "header is not a JSON object"},
+      {"entry_not_object.safetensors", "tensor 'w': entry is not an object"},
+      {"bad_dtype.safetensors", "tensor 'w': unknown dtype 'I8'"},
+      {"negative_shape.safetensors", "tensor 'w': shape is not a list of non-negative integers"},
+      {"bad_offsets.safetensors",
+       "tensor 'w': data_offsets must be two integers [begin, end] with begin <= end"},
+      {"offsets_past_end.safetensors",
+       "tensor 'w': data_offsets [0, 64] end beyond the data buffer (8 bytes)"},
+      {"truncated_data.safetensors",
+       "tensor 'w': data_offsets [0, 16] end beyond the data buffer (10 bytes)"},
+      {"size_mismatch.safetensors", "tensor 'lm_head.weight': data_offsets [0, 100] hold 100 "
+                                    "bytes but shape (5,4) F32 needs 80"},
+      {"overlapping_offsets.safetensors", "tensors 'a' [0, 8] and 'b' [4, 12] overlap"},
+      {"gap_in_data.safetensors",
+       "bytes [4, 8) of the data buffer belong to no tensor (a gap before 'b')"},
+      {"trailing_bytes.safetensors", "the data buffer has 8 bytes but the tensors cover only 4"},
+      {"duplicate_name.safetensors", "header: duplicate key \"w\""},
+      {"number_overflow.safetensors", "header: invalid JSON: [json.exception.out_of_range.406] "
+                                      "number overflow parsing '1E400'"},
+      {"metadata_not_string.safetensors", "__metadata__ value of 'format' is not a string"},
+      {"shape_overflow.safetensors", "tensor 'w': data_offsets [0, 4] hold 4 bytes but shape "
+                                     "(4294967296,4294967296,16) F32 needs more than 2^64"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    std::string path = corpus_path(c.file);
+    CHECK_THROWS_WITH_AS(read_safetensors(path), contains(path + ": " + c.message),
+                         std::runtime_error);
+  }
+  CHECK_THROWS_WITH_AS(read_safetensors("/nonexistent/model.safetensors"),
+                       doctest::Contains("/nonexistent/model.safetensors: cannot read: No such"),
+                       std::runtime_error);
+}
+
+TEST_CASE("safetensors: write_safetensors rejects names it cannot write") {
+  TempDir dir("st_names");
+  CHECK_THROWS_WITH_AS(write_safetensors(dir / "t.safetensors", {{"w", ones({1})}, {"w", ones({1})}}),
+                       doctest::Contains("tensor 'w' appears twice"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(write_safetensors(dir / "t.safetensors", {{"__metadata__", ones({1})}}),
+                       doctest::Contains("invalid tensor name '__metadata__'"),
+                       std::invalid_argument);
+  CHECK(files_in(dir.path).empty());
+}
+
+// ---- config.json -----------------------------------------------------------------------
+
+TEST_CASE("checkpoint: config.json has every Hugging Face LlamaConfig key") {
+  auto j = nlohmann::json::parse(config_to_json(tiny_config(), DType::float64));
+  CHECK(j["architectures"] == nlohmann::json::array({"LlamaForCausalLM"}));
+  CHECK(j["model_type"] == "llama");
+  CHECK(j["hidden_size"] == 8);
+  CHECK(j["intermediate_size"] == 16);
+  CHECK(j["num_attention_heads"] == 2);
+  CHECK(j["num_hidden_layers"] == 2);
+  CHECK(j["num_key_value_heads"] == 1);
+  CHECK(j["head_dim"] == 4);  // 8 / 2
+  CHECK(j["max_position_embeddings"] == 8);
+  CHECK(j["rms_norm_eps"] == 1e-5);
+  CHECK(j["rope_theta"] == 10000.0);
+  CHECK(j["vocab_size"] == 5);
+  CHECK(j["tie_word_embeddings"] == false);
+  CHECK(j["hidden_act"] == "silu");
+  CHECK(j["attention_bias"] == false);
+  CHECK(j["mlp_bias"] == false);
+  CHECK(j["torch_dtype"] == "float64");
+  CHECK(j.size() == 17);  // exactly these keys
+  CHECK(nlohmann::json::parse(config_to_json(tiny_config(), DType::float32))["torch_dtype"] ==
+        "float32");
+}
+
+TEST_CASE("checkpoint: config_from_json reads what config_to_json wrote") {
+  Config cfg = tiny_config();
+  cfg.rope_theta = 500000.0;
+  cfg.norm_eps = 1e-6;
+  auto [back, dtype] = config_from_json(config_to_json(cfg, DType::float64));
+  CHECK(back.vocab_size == 5);
+  CHECK(back.d_model == 8);
+  CHECK(back.n_layers == 2);
+  CHECK(back.n_heads == 2);
+  CHECK(back.n_kv_heads == 1);
+  CHECK(back.d_ff == 16);
+  CHECK(back.max_len == 8);
+  CHECK(back.rope_theta == 500000.0);
+  CHECK(back.norm_eps == 1e-6);
+  CHECK(dtype == DType::float64);
+}
+
+TEST_CASE("checkpoint: a Hugging Face config without num_key_value_heads gives every head its K/V") {
+  // As transformers writes it: extra keys, integer rope_theta, bfloat16.
+  auto [cfg, dtype] = config_from_json(R"({
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8,
+    "intermediate_size": 16, "num_attention_heads": 2, "num_hidden_layers": 1,
+    "max_position_embeddings": 32, "rms_norm_eps": 1e-06, "rope_theta": 10000,
+    "vocab_size": 5, "bos_token_id": 1, "eos_token_id": 2, "rope_scaling": null,
+    "transformers_version": "4.44.0", "use_cache": true, "torch_dtype": "bfloat16"})");
+  CHECK(cfg.n_kv_heads == 2);
+  CHECK(cfg.max_len == 32);
+  CHECK(cfg.rope_theta == 10000.0);
+  CHECK_FALSE(dtype.has_value());  // bfloat16 names no GlassLM dtype
+}
+
+TEST_CASE("checkpoint: each broken config.json gives its own error") {
+  struct Case {
+    const char* file;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"config_missing_hidden_size.json", "config.json: missing key 'hidden_size'"},
+      {"config_wrong_type.json", "config.json: 'hidden_size' is string, expected an integer"},
+      {"config_negative_size.json",
+       "config.json: 'hidden_size' is -8, expected a positive integer"},
+      {"config_bad_head_dim.json", "config.json: head_dim 2 is not hidden_size / "
+                                   "num_attention_heads (8 / 2)"},
+      {"config_rope_scaling.json", "config.json: rope_scaling is set; GlassLM supports only"},
+      {"config_attention_bias.json", "config.json: attention_bias is true"},
+      {"config_gelu.json", "config.json: hidden_act is 'gelu'"},
+      {"config_duplicate_key.json", "config.json: duplicate key \"hidden_size\""},
+      {"config_not_llama.json", "config.json: model_type is 'gpt2', expected 'llama'"},
+      {"config_not_json.json", "config.json: invalid JSON: [json.exception.parse_error.101]"},
+      {"config_number_overflow.json", "config.json: invalid JSON: [json.exception.out_of_range.406]"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.file);
+    CHECK_THROWS_WITH_AS(config_from_json(detail::read_file(corpus_path(c.file))),
+                         doctest::Contains(c.message), std::invalid_argument);
+  }
+  CHECK(config_from_json(detail::read_file(corpus_path("config_valid.json"))).first.d_model == 8);
+  // Config::validate's own checks come through, prefixed with the file.
+  std::string three_kv = config_to_json(tiny_config(), DType::float32);
+  three_kv.replace(three_kv.find("\"num_key_value_heads\": 1"), 24, "\"num_key_value_heads\": 3");
+  CHECK_THROWS_WITH_AS(config_from_json(three_kv),
+                       doctest::Contains("n_kv_heads (3) must divide n_heads (2)"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      config_from_json(R"({"model_type": "llama", "architectures": ["MistralForCausalLM"]})"),
+      doctest::Contains("architecture 'MistralForCausalLM' is not supported"),
+      std::invalid_argument);
+}
+
+// ---- checkpoint folders -----------------------------------------------------------------
+
+TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
+  for (DType dtype : {DType::float32, DType::float64}) {
+    CAPTURE(dtype_name(dtype));
+    TempDir dir("roundtrip");
+    GlassLM model(tiny_config(), 42, dtype);
+    Tokenizer tok = tiny_tokenizer();
+    save_checkpoint(dir / "ckpt", model, &tok);
+    CHECK(files_in(dir.path / "ckpt") ==
+          std::vector<std::string>{"config.json", "glassllm_tokenizer.json", "model.safetensors"});
+
+    Checkpoint back = load_checkpoint(dir / "ckpt");
+    CHECK(back.model.dtype() == dtype);
+    auto want = model.named_parameters();
+    auto got = back.model.named_parameters();
+    REQUIRE(got.size() == want.size());
+    REQUIRE(want.size() == 1 + 2 * 9 + 2);  // embedding, 9 per layer, norm, lm_head
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      CAPTURE(want[i].first);
+      CHECK(got[i].first == want[i].first);
+      CHECK(bit_equal(got[i].second, want[i].second));
+      CHECK(got[i].second.requires_grad());  // still trainable
+    }
+    CHECK(back.model.config().n_kv_heads == 1);
+    REQUIRE(back.tokenizer.has_value());
+    CHECK(back.tokenizer->vocab_size() == 5);
+    CHECK(back.tokenizer->encode("abcz") == std::vector<std::int64_t>{0, 1, 2, 4});
+
+    // The weight file carries the metadata transformers insists on.
+    std::string bytes = detail::read_file(dir / "ckpt/model.safetensors");
+    CHECK(bytes.find("\"__metadata__\":{\"format\":\"pt\"}") != std::string::npos);
+  }
+}
+
+TEST_CASE("checkpoint: a checkpoint written by another tool loads") {
+  // Hugging Face's names in alphabetical order (as the safetensors library
+  // writes them), a hand-written config.json with num_key_value_heads and
+  // extra keys, no tokenizer file.
+  TempDir dir("foreign");
+  std::vector<RawTensor> raw;
+  std::map<std::string, float> first_value;  // each weight filled with one value
+  float fill = 0.5f;
+  auto add = [&](const std::string& name, Shape shape) {
+    std::vector<float> v(shape_numel(shape), fill);
+    raw.push_back({name, "F32", shape, f32_bytes(v)});
+    first_value[name] = fill;
+    fill += 0.25f;
+  };
+  add("lm_head.weight", {5, 8});
+  add("model.embed_tokens.weight", {5, 8});
+  add("model.layers.0.input_layernorm.weight", {8});
+  add("model.layers.0.mlp.down_proj.weight", {8, 16});
+  add("model.layers.0.mlp.gate_proj.weight", {16, 8});
+  add("model.layers.0.mlp.up_proj.weight", {16, 8});
+  add("model.layers.0.post_attention_layernorm.weight", {8});
+  add("model.layers.0.self_attn.k_proj.weight", {4, 8});
+  add("model.layers.0.self_attn.o_proj.weight", {8, 8});
+  add("model.layers.0.self_attn.q_proj.weight", {8, 8});
+  add("model.layers.0.self_attn.v_proj.weight", {4, 8});
+  add("model.norm.weight", {8});
+  write_raw_safetensors(dir / "model.safetensors", raw);
+  write_text(dir / "config.json", R"({
+  "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+  "hidden_size": 8, "intermediate_size": 16, "num_attention_heads": 2,
+  "num_hidden_layers": 1, "num_key_value_heads": 1, "max_position_embeddings": 8,
+  "rms_norm_eps": 1e-05, "rope_theta": 10000.0, "vocab_size": 5,
+  "hidden_act": "silu", "initializer_range": 0.02, "torch_dtype": "float32"
+})");
+  Checkpoint ckpt = load_checkpoint(dir.path.string());
+  CHECK_FALSE(ckpt.tokenizer.has_value());
+  CHECK(ckpt.model.dtype() == DType::float32);
+  CHECK(ckpt.model.config().n_kv_heads == 1);
+  for (const auto& [name, t] : ckpt.model.named_parameters()) {
+    CAPTURE(name);
+    CHECK(t.to_vector().front() == first_value.at(name));
+  }
+  CHECK(ckpt.model.lm_head.at({4, 7}) == 0.5);  // lm_head was first: 0.5
+  CHECK(ckpt.model.layers[0].k_proj.shape() == Shape{4, 8});
+}
+
+TEST_CASE("checkpoint: a bfloat16 checkpoint with tied embeddings loads as float32") {
+  // bfloat16 bits: 0x3F80 = 1.0, 0xC040 = -3.0, 0x3E80 = 0.25. No lm_head:
+  // tie_word_embeddings makes it a copy of the embedding.
+  TempDir dir("bf16");
+  Config cfg = tiny_config();
+  cfg.n_layers = 1;
+  auto bf16 = [](std::size_t n, std::uint16_t a, std::uint16_t b) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint16_t bits = i % 2 ? b : a;
+      s.push_back(char(bits & 0xFF));
+      s.push_back(char(bits >> 8));
+    }
+    return s;
+  };
+  GlassLM ref(cfg, 0);
+  std::vector<RawTensor> raw;
+  for (const auto& [name, t] : ref.named_parameters())
+    if (name != "lm_head.weight")
+      raw.push_back({name, "BF16", t.shape(), bf16(t.size(), 0x3F80, 0xC040)});
+  raw[0].bytes = bf16(40, 0x3E80, 0xC040);  // the embedding: 0.25, -3, 0.25, ...
+  write_raw_safetensors(dir / "model.safetensors", raw);
+  std::string config = config_to_json(cfg, DType::float32);
+  config.replace(config.find("\"tie_word_embeddings\": false"), 28, "\"tie_word_embeddings\": true");
+  config.replace(config.find("\"float32\""), 9, "\"bfloat16\"");
+  write_text(dir / "config.json", config);
+
+  Checkpoint ckpt = load_checkpoint(dir.path.string());
+  CHECK(ckpt.model.dtype() == DType::float32);
+  check_tensor(ckpt.model.norm, {8}, {1, -3, 1, -3, 1, -3, 1, -3}, 0);
+  CHECK(ckpt.model.embed_tokens.at({0, 0}) == 0.25);
+  CHECK(ckpt.model.embed_tokens.at({0, 1}) == -3.0);
+  CHECK(bit_equal(ckpt.model.lm_head, ckpt.model.embed_tokens));
+  CHECK_FALSE(ckpt.model.lm_head.is(ckpt.model.embed_tokens));  // a copy, not shared
+  CHECK(ckpt.model.lm_head.data<float>() != ckpt.model.embed_tokens.data<float>());
+}
+
+TEST_CASE("checkpoint: loading converts the dtype when asked, or when the file mixes them") {
+  TempDir dir("dtype");
+  GlassLM model(tiny_config(), 7, DType::float64);
+  save_checkpoint(dir / "c", model);
+  Checkpoint as32 = load_checkpoint(dir / "c", DType::float32);
+  CHECK(as32.model.dtype() == DType::float32);
+  CHECK(as32.model.norm.dtype() == DType::float32);
+  CHECK(as32.model.lm_head.at({1, 2}) == double(float(model.lm_head.at({1, 2}))));
+
+  // One float32 weight in a float64 file: the config's torch_dtype decides.
+  edit_weights(dir / "c", [](NamedTensors& t) { t[1].second = astype(t[1].second, DType::float32); });
+  Checkpoint mixed = load_checkpoint(dir / "c");
+  CHECK(mixed.model.dtype() == DType::float64);
+  CHECK(mixed.model.layers[0].input_layernorm.dtype() == DType::float64);
+  CHECK_FALSE(mixed.tokenizer.has_value());  // saved without one
+}
+
+TEST_CASE("checkpoint: missing, unexpected and misshaped weights are named") {
+  TempDir dir("names");
+  save_checkpoint(dir / "c", GlassLM(tiny_config(), 1));
+  const std::string file = dir / "c/model.safetensors";
+  SUBCASE("missing") {
+    edit_weights(dir / "c", [](NamedTensors& t) {
+      std::erase_if(t, [](auto& p) { return p.first == "model.layers.1.mlp.up_proj.weight"; });
+    });
+    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                         contains(file + ": missing weight "
+                                                  "'model.layers.1.mlp.up_proj.weight' "
+                                                  "(expected shape (16,8))"),
+                         std::runtime_error);
+  }
+  SUBCASE("unexpected") {
+    edit_weights(dir / "c", [](NamedTensors& t) {
+      t.emplace_back("model.layers.0.self_attn.q_proj.bias", zeros({8}));
+      t.emplace_back("model.layers.2.input_layernorm.weight", zeros({8}));
+    });
+    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                         contains(file + ": unexpected weights "
+                                                  "'model.layers.0.self_attn.q_proj.bias', "
+                                                  "'model.layers.2.input_layernorm.weight'"),
+                         std::runtime_error);
+  }
+  SUBCASE("misshaped") {
+    edit_weights(dir / "c", [](NamedTensors& t) {
+      for (auto& [name, w] : t)
+        if (name == "model.layers.0.self_attn.k_proj.weight") w = zeros({8, 8});
+    });
+    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                         contains(file + ": weight 'model.layers.0.self_attn.k_proj.weight'"
+                                                  " has shape (8,8), expected (4,8)"),
+                         std::runtime_error);
+  }
+  SUBCASE("config.json missing or broken") {
+    fs::remove(dir / "c/config.json");
+    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                         contains(dir / "c/config.json: cannot read: No such file"),
+                         std::runtime_error);
+    write_text(dir / "c/config.json", detail::read_file(corpus_path("config_wrong_type.json")));
+    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                         contains(dir / "c/config.json: 'hidden_size' is string"),
+                         std::runtime_error);
+  }
+}
+
+TEST_CASE("checkpoint: a missing tokenizer file means none, a broken one is an error") {
+  TempDir dir("tok");
+  Tokenizer tok = tiny_tokenizer();
+  save_checkpoint(dir / "c", GlassLM(tiny_config(), 1), &tok);
+  CHECK(load_checkpoint(dir / "c").tokenizer.has_value());
+  write_text(dir / "c/glassllm_tokenizer.json",
+             detail::read_file(corpus_path("tokenizer_duplicate.json")));
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                       contains(dir / "c/glassllm_tokenizer.json: tokenizer: token 2"),
+                       std::runtime_error);
+  write_text(dir / "c/glassllm_tokenizer.json", Tokenizer().to_json());  // 98 tokens
+  CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
+                       doctest::Contains("98 tokens, but config.json says vocab_size 5"),
+                       std::runtime_error);
+  fs::remove(dir / "c/glassllm_tokenizer.json");
+  CHECK_FALSE(load_checkpoint(dir / "c").tokenizer.has_value());
+
+  Tokenizer big;
+  CHECK_THROWS_WITH_AS(save_checkpoint(dir / "d", GlassLM(tiny_config(), 1), &big),
+                       doctest::Contains("the tokenizer has 98 tokens but the model's "
+                                         "vocab_size is 5"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("checkpoint: an interrupted save never corrupts the previous checkpoint") {
+  TempDir dir("interrupted");
+  GlassLM first(tiny_config(), 1), second(tiny_config(), 2), third(tiny_config(), 3);
+  save_checkpoint(dir / "c", first);
+
+  // A crash during an earlier save left a half-written temporary file: the
+  // next save overwrites it and removes it by renaming.
+  write_text(dir / "c/model.safetensors.tmp", "half a fi");
+  save_checkpoint(dir / "c", second);
+  CHECK(files_in(dir.path / "c") == std::vector<std::string>{"config.json", "model.safetensors"});
+  CHECK(bit_equal(load_checkpoint(dir / "c").model.layers[0].q_proj, second.layers[0].q_proj));
+
+  // A save that fails part way (here the temporary name is taken by a folder,
+  // so the new weights cannot be written) throws and leaves the old files.
+  fs::create_directories(dir / "c/model.safetensors.tmp/busy");
+  CHECK_THROWS_WITH_AS(save_checkpoint(dir / "c", third),
+                       contains(dir / "c/model.safetensors: cannot write: opening"),
+                       std::runtime_error);
+  Checkpoint after = load_checkpoint(dir / "c");
+  CHECK(bit_equal(after.model.layers[0].q_proj, second.layers[0].q_proj));
+  CHECK(bit_equal(after.model.lm_head, second.lm_head));
+}
