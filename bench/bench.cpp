@@ -5,9 +5,10 @@
 // GFLOP/s of the model's matrix products through matmul and linear, each next
 // to a plain loop of raw GEMMs on the same shapes (the ceiling the op could
 // reach) and their ratio. Every figure is a median of repeated runs: the
-// machine is shared and noisy. `--json` prints the same figures as one flat
-// JSON object instead.
-//   ./build/glassllm_bench [--json]
+// machine is shared and noisy. Then the model itself (default config):
+// prefill, decode through both kinds of cache, and one training step with its
+// effective GFLOP/s beside the GEMM ceiling measured in the same run.
+// `glassllm bench --json` prints the same figures as one flat JSON object.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,9 +21,13 @@
 
 #include "glassllm/blas.h"
 #include "glassllm/blas_internal.h"
+#include "glassllm/cli.h"
+#include "glassllm/model.h"
 #include "glassllm/ops.h"
+#include "glassllm/tokenizer.h"
 
-using namespace glassllm;
+namespace glassllm::cli {
+
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -110,14 +115,105 @@ void matmul_cases(std::vector<Row>& rows, DType dt, int runs) {
   }
 }
 
+
+// ---- the model ----------------------------------------------------------------
+
+struct ModelFigures {
+  std::string dtype;
+  double prefill_ms = 0;                     // 128 tokens, batch 1, no cache
+  double decode_concat_tps = 0;              // tokens/s over 120 decode steps
+  double decode_preallocated_tps = 0;
+  double decode_grouped_tps = 0;             // concat cache, grouped K/V path
+  double train_step_ms = 0;                  // forward + backward, batch 16 x 128
+  double train_tokens_per_s = 0;
+  double train_gflops = 0;                   // the step's matmul FLOPs / its time
+  double gemm_ceiling_gflops = 0;            // raw GEMM at the MLP's shape, same run
+};
+
+// Matmul FLOPs of one forward pass over B sequences of T tokens: every linear
+// layer (2 * rows * in * out) and the two attention products per head.
+double forward_matmul_flops(const Config& c, double B, double T) {
+  double N = B * T, d = double(c.d_model), hd = double(c.head_dim());
+  double H = double(c.n_heads), Hkv = double(c.n_kv_heads), ff = double(c.d_ff);
+  double per_layer = 2 * N * d * (H * hd)          // q_proj
+                     + 2 * 2 * N * d * (Hkv * hd)  // k_proj, v_proj
+                     + 2 * N * (H * hd) * d        // o_proj
+                     + 2 * 2 * N * d * ff          // gate_proj, up_proj
+                     + 2 * N * ff * d              // down_proj
+                     + 2 * 2 * B * H * T * T * hd;  // q k^T and probs v
+  return double(c.n_layers) * per_layer + 2 * N * d * double(c.vocab_size);  // + lm_head
+}
+
+template <class T>
+ModelFigures model_figures(DType dt, int runs) {
+  Config cfg;
+  cfg.vocab_size = Tokenizer().vocab_size();
+  GlassLM model(cfg, 0, dt);
+  ModelFigures f;
+  f.dtype = dtype_name(dt);
+  Rng rng(7);
+  auto random_tokens = [&](std::size_t B, std::size_t T_) {
+    TokenBatch t(B, std::vector<std::int64_t>(T_));
+    for (auto& row : t)
+      for (auto& id : row) id = std::int64_t(rng.randint(cfg.vocab_size));
+    return t;
+  };
+  TokenBatch prompt128 = random_tokens(1, cfg.max_len);
+  {
+    no_grad guard;
+    f.prefill_ms = 1e3 * median_seconds([&] { model.forward(prompt128); }, runs);
+    // Decode: prefill 8 tokens, then 120 steps of one token through the cache.
+    auto decode = [&](CacheMode mode, Attention path) {
+      GlassLM m = model;
+      m.attention = path;
+      std::vector<std::int64_t> prompt(prompt128[0].begin(), prompt128[0].begin() + 8);
+      std::vector<double> times;
+      for (int r = 0; r < std::max(3, runs / 4); ++r) {
+        Cache cache = m.new_cache(mode);
+        m.forward(prompt, &cache, 0);
+        auto start = Clock::now();
+        for (std::size_t step = 0; step < 120; ++step)
+          m.forward({prompt128[0][8 + step]}, &cache, 8 + step);
+        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+      }
+      std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
+      return 120.0 / times[times.size() / 2];
+    };
+    f.decode_concat_tps = decode(CacheMode::concat, Attention::repeat_kv);
+    f.decode_preallocated_tps = decode(CacheMode::preallocated, Attention::repeat_kv);
+    f.decode_grouped_tps = decode(CacheMode::concat, Attention::grouped);
+  }
+  // One training step: loss over 16 x 128 tokens, backward to every weight.
+  const std::size_t B = 16;
+  TokenBatch tokens = random_tokens(B, cfg.max_len), targets = random_tokens(B, cfg.max_len);
+  auto step = [&] {
+    Tensor loss = model.loss(tokens, targets);
+    loss.backward();
+    for (auto& [name, w] : model.named_parameters()) w.zero_grad();
+  };
+  for (auto& [name, w] : model.named_parameters()) w.requires_grad_();
+  double seconds = median_seconds(step, std::max(3, runs / 4));
+  f.train_step_ms = 1e3 * seconds;
+  f.train_tokens_per_s = double(B * cfg.max_len) / seconds;
+  f.train_gflops = 3 * forward_matmul_flops(cfg, double(B), double(cfg.max_len)) / seconds / 1e9;
+  // The ceiling: raw GEMM at the MLP's up projection, [2048, 128] x [128, 384]^T.
+  {
+    const std::size_t R = B * cfg.max_len, in = cfg.d_model, out = cfg.d_ff;
+    Tensor x = randn({R, in}, 3, dt), w = randn({out, in}, 4, dt), y = zeros({R, out}, dt);
+    const T* xa = x.data<T>();
+    const T* wa = w.data<T>();
+    T* ya = y.mutable_data<T>();
+    double s = median_seconds(
+        [&] { gemm<T>(false, true, R, out, in, T(1), xa, in, wa, in, T(0), ya, out); }, runs);
+    f.gemm_ceiling_gflops = 2.0 * R * in * out / s / 1e9;
+  }
+  return f;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  bool json = argc > 1 && std::strcmp(argv[1], "--json") == 0;
-  if (argc > 1 && !json) {
-    std::cerr << "usage: " << argv[0] << " [--json]\n";
-    return 2;
-  }
+int bench(const BenchArgs& args) {
+  bool json = args.json;
   BlasInfo info = blas_info();
 
   // (b) per-op overhead: add on a decode-sized tensor, [1, 4, 1, 32].
@@ -133,13 +229,18 @@ int main(int argc, char** argv) {
   add_tape_us = 1e6 * median_seconds([&] { add(ag, bg); }, overhead_runs, overhead_inner);
 
   // (c) matrix products.
-  const int gemm_runs = 31;
+  const int gemm_runs = args.runs > 0 ? args.runs : 31;
   std::vector<Row> rows;
   {
     no_grad guard;  // forward cost only; no inputs require grad anyway
     matmul_cases<float>(rows, DType::float32, gemm_runs);
     matmul_cases<double>(rows, DType::float64, gemm_runs);
   }
+
+  // (d) the model.
+  const int model_runs = args.runs > 0 ? args.runs : 11;
+  std::vector<ModelFigures> models{model_figures<float>(DType::float32, model_runs),
+                                   model_figures<double>(DType::float64, model_runs)};
 
   if (json) {
     nlohmann::json j;
@@ -153,6 +254,18 @@ int main(int argc, char** argv) {
       j[r.key + "_gflops"] = r.op_gflops;
       j[r.key + "_gemm_gflops"] = r.gemm_gflops;
       j[r.key + "_ratio"] = r.op_gflops / r.gemm_gflops;
+    }
+    for (const ModelFigures& m : models) {
+      const std::string d = "_" + m.dtype;
+      j["prefill_ms" + d] = m.prefill_ms;
+      j["decode_tokens_per_s" + d] = m.decode_concat_tps;
+      j["decode_preallocated_tokens_per_s" + d] = m.decode_preallocated_tps;
+      j["decode_grouped_tokens_per_s" + d] = m.decode_grouped_tps;
+      j["train_step_ms" + d] = m.train_step_ms;
+      j["train_tokens_per_s" + d] = m.train_tokens_per_s;
+      j["train_step_gflops" + d] = m.train_gflops;
+      j["train_step_gemm_ceiling_gflops" + d] = m.gemm_ceiling_gflops;
+      j["train_step_gemm_fraction" + d] = m.train_gflops / m.gemm_ceiling_gflops;
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -176,6 +289,27 @@ int main(int argc, char** argv) {
                 r.threads, r.op_gflops, r.gemm_gflops, r.op_gflops / r.gemm_gflops);
   std::printf(
       "\n'gemm' is a plain loop of raw GEMMs on the same shapes and buffers:\n"
-      "the ceiling for the op, which also allocates its output.\n");
+      "the ceiling for the op, which also allocates its output.\n\n");
+
+  std::printf("The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads)\n");
+  std::printf("  %-52s %12s %12s\n", "figure", "float32", "float64");
+  auto row = [&](const char* label, double ModelFigures::*field, const char* fmt) {
+    std::printf("  %-52s ", label);
+    for (const ModelFigures& m : models) std::printf(fmt, m.*field);
+    std::printf("\n");
+  };
+  row("prefill, 128 tokens, batch 1 (ms)", &ModelFigures::prefill_ms, "%12.2f ");
+  row("decode, 120 steps, concatenating cache (tokens/s)", &ModelFigures::decode_concat_tps, "%12.0f ");
+  row("decode, 120 steps, preallocated cache (tokens/s)", &ModelFigures::decode_preallocated_tps, "%12.0f ");
+  row("decode, 120 steps, grouped K/V path (tokens/s)", &ModelFigures::decode_grouped_tps, "%12.0f ");
+  row("training step, batch 16 x 128 (ms)", &ModelFigures::train_step_ms, "%12.1f ");
+  row("training throughput (tokens/s)", &ModelFigures::train_tokens_per_s, "%12.0f ");
+  row("training step, matmul GFLOP/s", &ModelFigures::train_gflops, "%12.1f ");
+  row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops, "%12.1f ");
+  std::printf("  %-52s ", "training step / GEMM ceiling");
+  for (const ModelFigures& m : models) std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
+  std::printf("\n");
   return 0;
 }
+
+}  // namespace glassllm::cli

@@ -1,8 +1,11 @@
 // cli.h (private): the command-line tool's subcommands. main.cpp parses the
 // arguments (it is the one file that includes CLI11) and calls one of these;
-// each returns the process's exit status.
+// each returns the process's exit status and throws on bad input (main prints
+// the message on one line and exits 1).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace glassllm::cli {
@@ -12,5 +15,50 @@ struct GradcheckArgs {
   double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
 };
 int gradcheck(const GradcheckArgs& args);
+
+struct InitArgs {
+  std::string out;
+  std::size_t vocab_size = 0;  // 0: the default tokenizer's
+  std::size_t d_model = 128, n_layers = 4, n_heads = 4, n_kv_heads = 2, d_ff = 384,
+              max_len = 128;
+  std::uint64_t seed = 0;
+  std::string dtype = "float32";
+};
+int init(const InitArgs& args);
+
+struct ForwardArgs {
+  std::string dir, tokens, out, attention = "repeat_kv";
+  std::optional<std::string> dtype;
+};
+int forward(const ForwardArgs& args);
+
+struct GradsArgs {
+  std::string dir, tokens, targets, out, attention = "repeat_kv";
+  std::optional<std::string> dtype;
+};
+int grads(const GradsArgs& args);
+
+struct CheckArgs {
+  std::string dir;
+  std::size_t prompt_len = 8, steps = 8;
+};
+int check(const CheckArgs& args);
+
+struct GenerateArgs {
+  std::string dir, prompt, attention = "repeat_kv", cache = "concat";
+  std::size_t max_new_tokens = 64, top_k = 0;
+  double temperature = 0.0;
+  std::uint64_t seed = 0;
+};
+int generate(const GenerateArgs& args);
+
+struct BenchArgs {
+  bool json = false;
+  int runs = 0;  // 0: each benchmark's default
+};
+int bench(const BenchArgs& args);
+
+/// Parses "4,5,6" into ids; throws naming the bad entry.
+std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);
 
 }  // namespace glassllm::cli

@@ -8,11 +8,28 @@
 
 #include "glassllm/cli.h"
 
+namespace {
+
+// Model-size flags shared by the commands that build a model.
+void add_size_flags(CLI::App* app, glassllm::cli::InitArgs& a) {
+  app->add_option("--vocab-size", a.vocab_size, "Vocabulary size (default: the character tokenizer's)");
+  app->add_option("--d-model", a.d_model, "Residual width")->capture_default_str();
+  app->add_option("--n-layers", a.n_layers, "Transformer blocks")->capture_default_str();
+  app->add_option("--n-heads", a.n_heads, "Query heads")->capture_default_str();
+  app->add_option("--n-kv-heads", a.n_kv_heads, "Key/value heads (must divide --n-heads)")
+      ->capture_default_str();
+  app->add_option("--d-ff", a.d_ff, "Hidden width of the MLP")->capture_default_str();
+  app->add_option("--max-len", a.max_len, "Longest window")->capture_default_str();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   namespace cli = glassllm::cli;
   CLI::App app{"GlassLM: a small transformer and the autograd engine under it, made to be "
                "looked through."};
   app.require_subcommand(1);
+  const std::string attention_help = "K/V sharing path: repeat_kv or grouped";
 
   cli::GradcheckArgs gradcheck;
   auto* gc = app.add_subcommand(
@@ -23,6 +40,57 @@ int main(int argc, char** argv) {
   gc->add_option("--atol", gradcheck.atol, "Absolute tolerance")->capture_default_str();
   gc->add_option("--rtol", gradcheck.rtol, "Relative tolerance")->capture_default_str();
 
+  cli::InitArgs init;
+  auto* in = app.add_subcommand("init", "Write a randomly initialised checkpoint folder.");
+  in->add_option("--out", init.out, "Checkpoint folder to write")->required();
+  add_size_flags(in, init);
+  in->add_option("--seed", init.seed, "Initialisation seed")->capture_default_str();
+  in->add_option("--dtype", init.dtype, "float32 or float64")->capture_default_str();
+
+  cli::ForwardArgs fwd;
+  auto* fw = app.add_subcommand("forward", "Write the logits [1, T, vocab] of token ids as .npy.");
+  fw->add_option("dir", fwd.dir, "Checkpoint folder")->required();
+  fw->add_option("--tokens", fwd.tokens, "Token ids, e.g. 4,5,6")->required();
+  fw->add_option("--out", fwd.out, "Output .npy file")->required();
+  fw->add_option("--attention", fwd.attention, attention_help)->capture_default_str();
+  fw->add_option("--dtype", fwd.dtype, "Convert the weights to float32 or float64");
+
+  cli::GradsArgs grads;
+  auto* gr = app.add_subcommand(
+      "grads", "Write the gradient of the mean cross-entropy w.r.t. every weight, by name.");
+  gr->add_option("dir", grads.dir, "Checkpoint folder")->required();
+  gr->add_option("--tokens", grads.tokens, "Token ids, e.g. 4,5,6")->required();
+  gr->add_option("--targets", grads.targets, "One target id per token (-100: ignored)")->required();
+  gr->add_option("--out", grads.out, "Output .safetensors file")->required();
+  gr->add_option("--attention", grads.attention, attention_help)->capture_default_str();
+  gr->add_option("--dtype", grads.dtype, "Convert the weights to float32 or float64");
+
+  cli::CheckArgs check;
+  auto* ck = app.add_subcommand(
+      "check", "Run the model's equivalence checks in float64 (incremental == full, repeat_kv == "
+               "grouped, concat == preallocated cache, gradient check); non-zero exit on failure.");
+  ck->add_option("dir", check.dir, "Checkpoint folder")->required();
+  ck->add_option("--prompt-len", check.prompt_len, "Tokens prefilled")->capture_default_str();
+  ck->add_option("--steps", check.steps, "Decode steps compared")->capture_default_str();
+
+  cli::GenerateArgs gen;
+  auto* ge = app.add_subcommand("generate", "Continue a text prompt.");
+  ge->add_option("dir", gen.dir, "Checkpoint folder (with its tokenizer)")->required();
+  ge->add_option("--prompt", gen.prompt, "Text to continue")->required();
+  ge->add_option("--max-new-tokens", gen.max_new_tokens, "Tokens to generate")->capture_default_str();
+  ge->add_option("--temperature", gen.temperature, "0: greedy; > 0: sample")->capture_default_str();
+  ge->add_option("--top-k", gen.top_k, "Sample among the k most likely tokens (0: all)")
+      ->capture_default_str();
+  ge->add_option("--seed", gen.seed, "Sampling seed")->capture_default_str();
+  ge->add_option("--attention", gen.attention, attention_help)->capture_default_str();
+  ge->add_option("--cache", gen.cache, "concat or preallocated")->capture_default_str();
+
+  cli::BenchArgs bench;
+  auto* be = app.add_subcommand(
+      "bench", "Measure ops, matrix products and the model (prefill, decode, training step).");
+  be->add_flag("--json", bench.json, "Print one flat JSON object of named figures");
+  be->add_option("--runs", bench.runs, "Repetitions per figure (default: each one's own)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -31,6 +99,12 @@ int main(int argc, char** argv) {
 
   try {
     if (*gc) return cli::gradcheck(gradcheck);
+    if (*in) return cli::init(init);
+    if (*fw) return cli::forward(fwd);
+    if (*gr) return cli::grads(grads);
+    if (*ck) return cli::check(check);
+    if (*ge) return cli::generate(gen);
+    if (*be) return cli::bench(bench);
   } catch (const std::exception& e) {
     std::cerr << "glassllm: " << e.what() << "\n";
     return 1;
