@@ -57,11 +57,12 @@ struct Row {
 template <class T>
 Row measure(const std::string& key, const std::string& label, int threads, double flops,
             const std::function<void()>& op, const std::function<void()>& raw, int runs) {
+  const int previous = blas_info().threads;
   set_blas_threads(threads);
   Row r{key, label, sizeof(T) == 4 ? "float32" : "float64", threads, 0, 0};
   r.op_gflops = flops / median_seconds(op, runs) / 1e9;
   r.gemm_gflops = flops / median_seconds(raw, runs) / 1e9;
-  set_blas_threads(1);
+  set_blas_threads(previous);
   return r;
 }
 
@@ -128,6 +129,9 @@ struct ModelFigures {
   double train_tokens_per_s = 0;
   double train_gflops = 0;                   // the step's matmul FLOPs / its time
   double gemm_ceiling_gflops = 0;            // raw GEMM at the MLP's shape, same run
+  double train_step_ms_1thread = 0;          // the same with one BLAS thread
+  double train_gflops_1thread = 0;
+  double gemm_ceiling_gflops_1thread = 0;
 };
 
 // Matmul FLOPs of one forward pass over B sequences of T tokens: every linear
@@ -192,21 +196,32 @@ ModelFigures model_figures(DType dt, int runs) {
     for (auto& [name, w] : model.named_parameters()) w.zero_grad();
   };
   for (auto& [name, w] : model.named_parameters()) w.requires_grad_();
+  const double step_flops = 3 * forward_matmul_flops(cfg, double(B), double(cfg.max_len));
+  // The ceiling: raw GEMM at the MLP's up projection, [2048, 128] x [128, 384]^T,
+  // measured with the same thread count as the step.
+  const std::size_t R = B * cfg.max_len, in = cfg.d_model, out = cfg.d_ff;
+  Tensor gx = randn({R, in}, 3, dt), gw = randn({out, in}, 4, dt), gy = zeros({R, out}, dt);
+  auto ceiling = [&] {
+    const T* xa = gx.data<T>();
+    const T* wa = gw.data<T>();
+    T* ya = gy.mutable_data<T>();
+    double s = median_seconds(
+        [&] { gemm<T>(false, true, R, out, in, T(1), xa, in, wa, in, T(0), ya, out); }, runs);
+    return 2.0 * R * in * out / s / 1e9;
+  };
   double seconds = median_seconds(step, std::max(3, runs / 4));
   f.train_step_ms = 1e3 * seconds;
   f.train_tokens_per_s = double(B * cfg.max_len) / seconds;
-  f.train_gflops = 3 * forward_matmul_flops(cfg, double(B), double(cfg.max_len)) / seconds / 1e9;
-  // The ceiling: raw GEMM at the MLP's up projection, [2048, 128] x [128, 384]^T.
-  {
-    const std::size_t R = B * cfg.max_len, in = cfg.d_model, out = cfg.d_ff;
-    Tensor x = randn({R, in}, 3, dt), w = randn({out, in}, 4, dt), y = zeros({R, out}, dt);
-    const T* xa = x.data<T>();
-    const T* wa = w.data<T>();
-    T* ya = y.mutable_data<T>();
-    double s = median_seconds(
-        [&] { gemm<T>(false, true, R, out, in, T(1), xa, in, wa, in, T(0), ya, out); }, runs);
-    f.gemm_ceiling_gflops = 2.0 * R * in * out / s / 1e9;
-  }
+  f.train_gflops = step_flops / seconds / 1e9;
+  f.gemm_ceiling_gflops = ceiling();
+  // Again on one thread: GEMMs then use one core, as the rest of the step does.
+  const int threads = blas_info().threads;
+  set_blas_threads(1);
+  double seconds1 = median_seconds(step, std::max(3, runs / 4));
+  f.train_step_ms_1thread = 1e3 * seconds1;
+  f.train_gflops_1thread = step_flops / seconds1 / 1e9;
+  f.gemm_ceiling_gflops_1thread = ceiling();
+  set_blas_threads(threads);
   return f;
 }
 
@@ -247,7 +262,7 @@ int bench(const BenchArgs& args) {
     j["blas_library"] = info.library;
     j["blas_core"] = info.core;
     j["blas_config"] = info.config;
-    j["blas_threads"] = info.threads;
+    j["blas_threads"] = info.threads;  // the default, used for the model figures
     j["add_1x4x1x32_no_grad_us"] = add_no_grad_us;
     j["add_1x4x1x32_tape_us"] = add_tape_us;
     for (const Row& r : rows) {
@@ -266,6 +281,10 @@ int bench(const BenchArgs& args) {
       j["train_step_gflops" + d] = m.train_gflops;
       j["train_step_gemm_ceiling_gflops" + d] = m.gemm_ceiling_gflops;
       j["train_step_gemm_fraction" + d] = m.train_gflops / m.gemm_ceiling_gflops;
+      j["train_step_ms_1thread" + d] = m.train_step_ms_1thread;
+      j["train_step_gflops_1thread" + d] = m.train_gflops_1thread;
+      j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
+      j["train_step_gemm_fraction_1thread" + d] = m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -291,7 +310,8 @@ int bench(const BenchArgs& args) {
       "\n'gemm' is a plain loop of raw GEMMs on the same shapes and buffers:\n"
       "the ceiling for the op, which also allocates its output.\n\n");
 
-  std::printf("The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads)\n");
+  std::printf("The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads),\n"
+              "%d BLAS thread(s), medians\n", info.threads);
   std::printf("  %-52s %12s %12s\n", "figure", "float32", "float64");
   auto row = [&](const char* label, double ModelFigures::*field, const char* fmt) {
     std::printf("  %-52s ", label);
@@ -308,6 +328,13 @@ int bench(const BenchArgs& args) {
   row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops, "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling");
   for (const ModelFigures& m : models) std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
+  std::printf("\n");
+  row("training step, 1 BLAS thread (ms)", &ModelFigures::train_step_ms_1thread, "%12.1f ");
+  row("training step, 1 BLAS thread, matmul GFLOP/s", &ModelFigures::train_gflops_1thread, "%12.1f ");
+  row("GEMM ceiling, 1 thread, GFLOP/s", &ModelFigures::gemm_ceiling_gflops_1thread, "%12.1f ");
+  std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
+  for (const ModelFigures& m : models)
+    std::printf("%12.2f ", m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread);
   std::printf("\n");
   return 0;
 }

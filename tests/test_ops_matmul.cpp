@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "glassllm/blas.h"
@@ -361,7 +363,7 @@ TEST_CASE("linear names both shapes when x's features do not match weight's") {
       std::invalid_argument);
 }
 
-TEST_CASE("blas_info names the kernels and uses one thread by default") {
+TEST_CASE("blas_info names the kernels and uses every core by default") {
   BlasInfo info = blas_info();
   CAPTURE(info.library);
   CAPTURE(info.core);
@@ -369,7 +371,10 @@ TEST_CASE("blas_info names the kernels and uses one thread by default") {
   CHECK(info.library.find("libopenblas") != std::string::npos);
   CHECK_FALSE(info.core.empty());
   CHECK_FALSE(info.config.empty());
-  CHECK(info.threads == 1);
+  // The default: GLASSLLM_THREADS if set, else the number of cores.
+  const char* env = std::getenv("GLASSLLM_THREADS");
+  int expected = env ? std::atoi(env) : int(std::max(1u, std::thread::hardware_concurrency()));
+  CHECK(info.threads == expected);
   set_blas_threads(2);
   CHECK(blas_info().threads == 2);
   set_blas_threads(1);
@@ -378,4 +383,5 @@ TEST_CASE("blas_info names the kernels and uses one thread by default") {
       set_blas_threads(0),
       doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),
       std::invalid_argument);
+  set_blas_threads(expected);
 }

@@ -16,7 +16,7 @@ struct BlasInfo {
   std::string library;  ///< the file opened, e.g. ".../libopenblas.so.0"
   std::string core;     ///< kernel family: "SkylakeX", "Haswell", "Prescott", ...
   std::string config;   ///< OpenBLAS's build line (version, threading, ...)
-  int threads;          ///< threads per product (1 unless set_blas_threads)
+  int threads;          ///< threads per product
 };
 
 /// Opens OpenBLAS if it is not open yet and describes it.
@@ -25,10 +25,11 @@ struct BlasInfo {
 BlasInfo blas_info();
 
 /// Sets the number of threads OpenBLAS uses for each product (n >= 1).
-/// The default is 1: at GlassLM's sizes a second thread rarely pays off and
-/// one thread makes results bit-for-bit reproducible. Throws
+/// The default is the environment variable GLASSLLM_THREADS if set, else the
+/// number of cores. Results repeat bit for bit for a given thread count; use
+/// 1 to compare runs across machines with different core counts. Throws
 /// std::invalid_argument for n < 1.
-///   set_blas_threads(2);
+///   set_blas_threads(1);
 void set_blas_threads(int n);
 
 }  // namespace glassllm
