@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs, with apt, whatever GlassLM needs that this Debian 12 machine lacks.
 # Run as root. Installs nothing when everything is already there.
+# With --fuzz: only what fuzz/run.sh needs (clang and its fuzzer runtime).
 set -euo pipefail
 
 packages=(
@@ -11,6 +12,11 @@ packages=(
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing
 )
+
+# CI also fuzzes the checkpoint loader with clang's libFuzzer (fuzz/run.sh).
+if [ "${1:-}" = "--fuzz" ]; then
+  packages=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Command-line tests of init, forward, grads, check and generate.
+# $1: the glassllm binary.
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+one_line_error() {  # a command that must fail with one line on stderr containing $1
+  local want=$1; shift
+  local err status
+  err=$("$@" 2>&1 >/dev/null); status=$?
+  [ $status -ne 0 ] || fail "exited 0: $*"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "error is not one line: $err"
+  printf '%s' "$err" | grep -qF -- "$want" || fail "error '$err' does not contain '$want'"
+}
+
+# init: a small float64 checkpoint, and a default one.
+"$bin" init --out "$work/tiny" --d-model 16 --n-layers 2 --n-heads 4 --n-kv-heads 2 --d-ff 24 \
+  --max-len 16 --dtype float64 --seed 3 >/dev/null || fail "init tiny"
+for f in model.safetensors config.json glassllm_tokenizer.json; do
+  [ -f "$work/tiny/$f" ] || fail "init wrote no $f"
+done
+grep -q '"torch_dtype": "float64"' "$work/tiny/config.json" || fail "torch_dtype not float64"
+one_line_error "n_kv_heads (3) must divide n_heads (4)" "$bin" init --out "$work/bad" --n-kv-heads 3
+[ ! -e "$work/bad" ] || fail "a failed init left a folder behind"
+
+# forward: a .npy of shape (1, 3, 98), float64, with the NumPy header.
+"$bin" forward "$work/tiny" --tokens 4,5,6 --out "$work/logits.npy" >/dev/null || fail "forward"
+head -c 128 "$work/logits.npy" | grep -q "'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 98)" \
+  || fail "npy header: $(head -c 128 "$work/logits.npy" | tail -c 118)"
+# 128-byte header + 3*98 float64 values
+[ "$(stat -c %s "$work/logits.npy")" -eq $((128 + 3 * 98 * 8)) ] || fail "npy size"
+"$bin" forward "$work/tiny" --tokens 4,5,6 --attention grouped --dtype float32 \
+  --out "$work/logits32.npy" >/dev/null || fail "forward grouped float32"
+head -c 128 "$work/logits32.npy" | grep -q "'<f4'" || fail "--dtype float32 not applied"
+one_line_error "token id 200 at position (0, 1) is out of range [0, 98)" "$bin" forward "$work/tiny" --tokens 4,200 --out "$work/x.npy"
+one_line_error "'x' is not an integer" "$bin" forward "$work/tiny" --tokens 4,x --out "$work/x.npy"
+one_line_error "unknown" "$bin" forward "$work/tiny" --tokens 4 --attention fast --out "$work/x.npy"
+one_line_error "config.json" "$bin" forward "$work/nothing" --tokens 4 --out "$work/x.npy"
+
+# grads: one gradient per weight, by name.
+"$bin" grads "$work/tiny" --tokens 4,5,6 --targets 5,6,-100 --out "$work/g.safetensors" >/dev/null \
+  || fail "grads"
+head -c 4000 "$work/g.safetensors" | grep -q "model.layers.1.mlp.down_proj.weight" || fail "grads names"
+one_line_error "3 tokens but 2 targets" "$bin" grads "$work/tiny" --tokens 4,5,6 --targets 5,6 --out "$work/g2.safetensors"
+
+# check: four PASS lines, exit 0.
+out=$("$bin" check "$work/tiny" --prompt-len 5 --steps 6) || fail "check failed: $out"
+[ "$(echo "$out" | grep -c 'PASS$')" -eq 4 ] || fail "check lines: $out"
+one_line_error "must be between 1 and max_len 16" "$bin" check "$work/tiny" --prompt-len 10 --steps 10
+
+# generate: greedy is deterministic and starts with the prompt.
+a=$("$bin" generate "$work/tiny" --prompt "ab" --max-new-tokens 5) || fail "generate"
+b=$("$bin" generate "$work/tiny" --prompt "ab" --max-new-tokens 5 --cache preallocated) || fail "generate prealloc"
+[ "$a" = "$b" ] || fail "greedy differs between caches: '$a' vs '$b'"
+case "$a" in ab*) ;; *) fail "output does not start with the prompt: $a" ;; esac
+s1=$("$bin" generate "$work/tiny" --prompt "ab" --temperature 1 --top-k 5 --seed 7)
+s2=$("$bin" generate "$work/tiny" --prompt "ab" --temperature 1 --top-k 5 --seed 7)
+[ "$s1" = "$s2" ] || fail "seeded sampling differs"
+one_line_error "--prompt is empty" "$bin" generate "$work/tiny" --prompt ""
+
+# A corrupted checkpoint is an error, never a crash.
+cp -r "$work/tiny" "$work/broken"
+head -c 100 "$work/tiny/model.safetensors" > "$work/broken/model.safetensors"
+one_line_error "model.safetensors" "$bin" forward "$work/broken" --tokens 4 --out "$work/x.npy"
+
+for cmd in init forward grads check generate bench; do
+  "$bin" "$cmd" --help >/dev/null || fail "$cmd --help"
+done
+echo "cli_model: all passed"
