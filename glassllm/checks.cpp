@@ -121,8 +121,8 @@ std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions
     double worst = 0;
     for (const auto& in : r.inputs) worst = std::max(worst, in.max_abs_err);
     CheckLine l = line("whole-model gradient check",
-                       "tiny config (2 layers, 2 query heads, 1 K/V head), " +
-                           std::to_string(weights.size()) + " weights, max abs err",
+                       "tiny config, 2 layers, all " + std::to_string(weights.size()) +
+                           " weights, max abs err",
                        worst, GradCheckOptions{}.atol);
     l.passed = r.passed;
     lines.push_back(l);

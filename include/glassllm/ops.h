@@ -166,8 +166,9 @@ Tensor rope(const Tensor& x, std::size_t start, double theta = 10000.0);
 /// position query_start + r % queries (queries = 0 means R; the grouped
 /// attention path stacks G heads of T queries as rows g*T + t and passes T);
 /// key j is at position key_start + j. A query sees a key iff the key's
-/// position <= the query's; hidden keys get probability exactly 0. Equal to
-/// softmax(masked_fill(x, hidden, -inf)) without building the mask.
+/// position <= the query's; hidden keys get probability exactly 0. Equal, up
+/// to rounding (~1 ulp), to softmax(masked_fill(x, hidden, -inf)), without
+/// building the mask.
 /// Throws if the first query sees no key (key_start > query_start) or R is not
 /// a multiple of queries.
 ///   probs = causal_softmax(scores, start);  // scores [B, H, T, m], keys from position 0
