@@ -29,7 +29,8 @@ int main() {
   Batch batch = make_batch(*task, tok, /*seed=*/0, /*step=*/0, /*batch_size=*/8,
                            /*max_len=*/40, Split::train);
   std::string row = tok.decode(batch.tokens[0]);
-  for (std::size_t at; (at = row.find('\n')) != std::string::npos;) row.replace(at, 1, "\\n");
+  for (std::size_t at; (at = row.find('\n')) != std::string::npos;)
+    row.replace(at, 1, "\\n");
   std::printf("row 0: %s\n", row.c_str());
   std::printf("counted targets: %zu of %zu\n", batch.counted(), 8 * std::size_t(40));
   // doc:end batch
@@ -50,7 +51,8 @@ int main() {
 
   // 1. The loss: mean cross-entropy over the counted targets, full forward.
   Tensor loss = model.loss(batch.tokens, batch.targets);
-  std::printf("loss before: %.4f (ln 98 = 4.5850: every token equally likely)\n", loss.item());
+  std::printf("loss before: %.4f (ln 98 = 4.5850: every token equally likely)\n",
+              loss.item());
   // 2. Gradients of every weight.
   loss.backward();
   // 3. Clip: if the global norm exceeds 0.5, scale every gradient down to norm 0.5.
@@ -62,8 +64,9 @@ int main() {
   double before = w.at({0, 0});
   opt.step();
   opt.zero_grad();
-  std::printf("q_proj[0,0]: %+.6f -> %+.6f (the first Adam step moves each weight by about lr)\n",
-              before, w.at({0, 0}));
+  std::printf(
+      "q_proj[0,0]: %+.6f -> %+.6f (the first Adam step moves each weight by about lr)\n",
+      before, w.at({0, 0}));
   // 5. The same batch again.
   std::printf("loss after: %.4f\n", model.loss(batch.tokens, batch.targets).item());
   // doc:end step

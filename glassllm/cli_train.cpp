@@ -31,8 +31,9 @@ int train(const TrainArgs& a) {
   if (a.threads) set_blas_threads(*a.threads);
   TrainOptions o;
   // With --resume the run's own options are the defaults; flags override.
-  const bool has_run = std::filesystem::exists(std::filesystem::path(a.out) / "trainer_state.json") ||
-                       std::filesystem::exists(a.out + ".previous");
+  const bool has_run =
+      std::filesystem::exists(std::filesystem::path(a.out) / "trainer_state.json") ||
+      std::filesystem::exists(a.out + ".previous");
   if (a.resume) {
     if (!has_run)
       throw std::invalid_argument("--resume: " + a.out +
@@ -40,7 +41,8 @@ int train(const TrainArgs& a) {
     recover_run_folder(a.out);
     o = saved_options(a.out);
   } else if (!a.task) {
-    throw std::invalid_argument("train: --task is required (copy, reverse, sort, add, mix or text:FILE)");
+    throw std::invalid_argument(
+        "train: --task is required (copy, reverse, sort, add, mix or text:FILE)");
   }
   o.out = a.out;
   set_if(o.task, a.task);
@@ -69,9 +71,12 @@ int train(const TrainArgs& a) {
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   TrainResult r = glassllm::train(o, a.resume, std::cout, terminal);
   switch (r.status) {
-    case TrainStatus::finished: return 0;
-    case TrainStatus::interrupted: return r.signal ? 128 + r.signal : 0;
-    case TrainStatus::diverged: return 1;
+    case TrainStatus::finished:
+      return 0;
+    case TrainStatus::interrupted:
+      return r.signal ? 128 + r.signal : 0;
+    case TrainStatus::diverged:
+      return 1;
   }
   return 1;
 }
@@ -80,7 +85,8 @@ int eval(const EvalArgs& a) {
   if (a.threads) set_blas_threads(*a.threads);
   Checkpoint ckpt = load_checkpoint(a.dir);
   if (!ckpt.tokenizer)
-    throw std::invalid_argument("eval: " + a.dir + " has no glassllm_tokenizer.json; tasks are text");
+    throw std::invalid_argument("eval: " + a.dir +
+                                " has no glassllm_tokenizer.json; tasks are text");
   // The run's task and seed by default, so eval sees the held-out data that
   // training evaluated on.
   std::optional<TrainOptions> run;
@@ -91,7 +97,8 @@ int eval(const EvalArgs& a) {
     throw std::invalid_argument("eval: " + a.dir + " is not a training run; pass --task");
   std::uint64_t seed = a.seed ? *a.seed : run ? run->seed : 0;
   std::unique_ptr<Task> task = make_task(task_name, *ckpt.tokenizer);
-  EvalResult r = evaluate(ckpt.model, *task, *ckpt.tokenizer, seed, a.batches, a.batch_size);
+  EvalResult r =
+      evaluate(ckpt.model, *task, *ckpt.tokenizer, seed, a.batches, a.batch_size);
   std::cout << task->name() << ", held-out, " << r.targets << " targets";
   if (r.accuracy) std::cout << ", " << r.examples << " examples";
   std::cout << ": " << r.summary() << "\n";

@@ -34,7 +34,9 @@ Tensor copy_of(const Tensor& t) {
   return c;
 }
 
-Tensor step_tensor(std::size_t t) { return from_vector({double(t)}, {1}, DType::float64); }
+Tensor step_tensor(std::size_t t) {
+  return from_vector({double(t)}, {1}, DType::float64);
+}
 
 // state[name], checked to have `like`'s shape and dtype; a copy.
 Tensor find_state(const char* op, const NamedTensors& state, const std::string& name,
@@ -62,7 +64,8 @@ void Optimizer::zero_grad() {
   for (auto& [name, w] : params_) w.zero_grad();
 }
 
-// ---- SGD -------------------------------------------------------------------------------
+// ---- SGD
+// -------------------------------------------------------------------------------
 
 SGD::SGD(NamedTensors params, double lr, double momentum, double weight_decay)
     : Optimizer(std::move(params), lr), momentum(momentum), weight_decay(weight_decay) {
@@ -95,7 +98,8 @@ void SGD::step() {
 NamedTensors SGD::state() const {
   NamedTensors s{{"step", step_tensor(t_)}};
   for (std::size_t i = 0; i < params_.size(); ++i)
-    if (buf_[i].defined()) s.emplace_back("momentum_buffer." + params_[i].first, copy_of(buf_[i]));
+    if (buf_[i].defined())
+      s.emplace_back("momentum_buffer." + params_[i].first, copy_of(buf_[i]));
   return s;
 }
 
@@ -104,11 +108,13 @@ void SGD::load_state(const NamedTensors& state) {
   for (std::size_t i = 0; i < params_.size(); ++i) {
     buf_[i] = Tensor();
     if (momentum == 0 || t_ == 0) continue;
-    buf_[i] = find_state("SGD", state, "momentum_buffer." + params_[i].first, params_[i].second);
+    buf_[i] = find_state("SGD", state, "momentum_buffer." + params_[i].first,
+                         params_[i].second);
   }
 }
 
-// ---- AdamW -----------------------------------------------------------------------------
+// ---- AdamW
+// -----------------------------------------------------------------------------
 
 AdamW::AdamW(NamedTensors params, double lr, double beta1, double beta2, double eps,
              double weight_decay)
@@ -138,8 +144,8 @@ void AdamW::step() {
     const double decay = decays(w) ? 1 - lr * weight_decay : 1.0;
     dispatch(w.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      const T b1 = T(beta1), b2 = T(beta2), e = T(eps), keep = T(decay), ss = T(step_size),
-              sb2 = T(sqrt_bias2);
+      const T b1 = T(beta1), b2 = T(beta2), e = T(eps), keep = T(decay),
+              ss = T(step_size), sb2 = T(sqrt_bias2);
       T* wp = ptr<T>(w);
       T* mp = ptr<T>(m_[i]);
       T* vp = ptr<T>(v_[i]);
@@ -168,11 +174,13 @@ void AdamW::load_state(const NamedTensors& state) {
   t_ = find_step("AdamW", state);
   for (std::size_t i = 0; i < params_.size(); ++i) {
     m_[i] = find_state("AdamW", state, "exp_avg." + params_[i].first, params_[i].second);
-    v_[i] = find_state("AdamW", state, "exp_avg_sq." + params_[i].first, params_[i].second);
+    v_[i] =
+        find_state("AdamW", state, "exp_avg_sq." + params_[i].first, params_[i].second);
   }
 }
 
-// ---- clipping --------------------------------------------------------------------------
+// ---- clipping
+// --------------------------------------------------------------------------
 
 double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
   double sum_sq = 0;  // accumulated in double whatever the dtype
@@ -183,7 +191,8 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
       using T = decltype(zero);
       const T* gp = ptr<T>(g);
       double s = 0;
-      for (std::size_t j = 0, n = g.size(); j < n; ++j) s += double(gp[j]) * double(gp[j]);
+      for (std::size_t j = 0, n = g.size(); j < n; ++j)
+        s += double(gp[j]) * double(gp[j]);
       sum_sq += s;
     });
   }
@@ -208,7 +217,8 @@ double clip_grad_norm(const NamedTensors& params, double max_norm) {
   return clip_grad_norm(ps, max_norm);
 }
 
-// ---- the schedule ----------------------------------------------------------------------
+// ---- the schedule
+// ----------------------------------------------------------------------
 
 double lr_at(std::size_t step, double base_lr, std::size_t warmup, std::size_t total,
              double min_lr_ratio) {

@@ -49,7 +49,9 @@ class StringTask : public Task {
     return make_example(name_, letter_, s, answer_(s));
   }
   // "L " + 16 + "=" + 16 + "\n"
-  std::size_t max_example_chars() const override { return 2 + kMaxChars + 1 + kMaxChars + 1; }
+  std::size_t max_example_chars() const override {
+    return 2 + kMaxChars + 1 + kMaxChars + 1;
+  }
 
  private:
   std::string name_;
@@ -57,8 +59,12 @@ class StringTask : public Task {
   std::string (*answer_)(const std::string&);
 };
 
-std::string copy_answer(const std::string& s) { return s; }
-std::string reverse_answer(const std::string& s) { return {s.rbegin(), s.rend()}; }
+std::string copy_answer(const std::string& s) {
+  return s;
+}
+std::string reverse_answer(const std::string& s) {
+  return {s.rbegin(), s.rend()};
+}
 std::string sort_answer(const std::string& s) {
   std::string t = s;
   std::sort(t.begin(), t.end());  // by byte value: digits < upper case < lower case
@@ -128,7 +134,8 @@ class TextTask : public Task {
   std::string name() const override { return "text:" + path_; }
   bool synthetic() const override { return false; }
   Example sample(std::mt19937_64&) const override {
-    throw std::logic_error("task " + name() + ": a text task has no examples, only windows");
+    throw std::logic_error("task " + name() +
+                           ": a text task has no examples, only windows");
   }
   std::size_t max_example_chars() const override { return 0; }
   void fill_row(std::mt19937_64& rng, const Tokenizer&, std::size_t max_len, Split split,
@@ -137,13 +144,15 @@ class TextTask : public Task {
     const std::size_t hi = split == Split::train ? split_ : tokens_.size();
     if (hi - lo < max_len + 1)
       throw std::invalid_argument(
-          "task " + name() + ": the " + (split == Split::train ? "training" : "held-out") +
-          " part has " + std::to_string(hi - lo) + " tokens, fewer than max_len + 1 = " +
+          "task " + name() + ": the " +
+          (split == Split::train ? "training" : "held-out") + " part has " +
+          std::to_string(hi - lo) + " tokens, fewer than max_len + 1 = " +
           std::to_string(max_len + 1) + "; use a longer file or a smaller --max-len");
     const std::size_t start = uniform(rng, lo, hi - (max_len + 1));
     auto first = tokens_.begin() + std::ptrdiff_t(start);
     batch.tokens[row].assign(first, first + std::ptrdiff_t(max_len));
-    batch.targets[row].assign(first + 1, first + 1 + std::ptrdiff_t(max_len));  // every position
+    batch.targets[row].assign(first + 1,
+                              first + 1 + std::ptrdiff_t(max_len));  // every position
   }
 
  private:
@@ -200,7 +209,8 @@ void Task::fill_row(std::mt19937_64& rng, const Tokenizer& tokenizer, std::size_
 
 std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokenizer) {
   if (spec.rfind("text:", 0) == 0) {
-    if (spec.size() == 5) throw std::invalid_argument("task: text: needs a file, e.g. text:book.txt");
+    if (spec.size() == 5)
+      throw std::invalid_argument("task: text: needs a file, e.g. text:book.txt");
     return std::make_unique<TextTask>(spec.substr(5), tokenizer);
   }
   if (spec == "mix") return std::make_unique<MixTask>();
@@ -211,20 +221,22 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
 }
 
 Batch make_batch(const Task& task, const Tokenizer& tokenizer, std::uint64_t seed,
-                 std::size_t step, std::size_t batch_size, std::size_t max_len, Split split) {
+                 std::size_t step, std::size_t batch_size, std::size_t max_len,
+                 Split split) {
   if (task.synthetic() && task.max_example_chars() > max_len + 1)
-    throw std::invalid_argument("task " + task.name() + ": examples have up to " +
-                                std::to_string(task.max_example_chars()) +
-                                " characters but a row holds max_len + 1 = " +
-                                std::to_string(max_len + 1) + "; use --max-len " +
-                                std::to_string(task.max_example_chars() - 1) + " or more");
+    throw std::invalid_argument(
+        "task " + task.name() + ": examples have up to " +
+        std::to_string(task.max_example_chars()) +
+        " characters but a row holds max_len + 1 = " + std::to_string(max_len + 1) +
+        "; use --max-len " + std::to_string(task.max_example_chars() - 1) + " or more");
   Batch batch;
   batch.tokens.resize(batch_size);
   batch.targets.resize(batch_size);
   for (std::size_t row = 0; row < batch_size; ++row) {
     // Each row has its own generator, so a row does not depend on how many
     // random numbers the rows before it used.
-    std::uint64_t s = mix64(mix64(mix64(mix64(seed) ^ std::uint64_t(split)) ^ step) ^ row);
+    std::uint64_t s =
+        mix64(mix64(mix64(mix64(seed) ^ std::uint64_t(split)) ^ step) ^ row);
     std::mt19937_64 rng(s);
     task.fill_row(rng, tokenizer, max_len, split, row, batch);
   }

@@ -6,6 +6,9 @@
 // evaluation, progress, and the loop itself at the bottom.
 #include "glassllm/train.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,9 +19,6 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "glassllm/checkpoint.h"
 #include "glassllm/checkpoint_internal.h"
@@ -52,8 +52,8 @@ void rename_or_throw(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
   if (ec)
-    throw std::runtime_error("save: cannot rename " + from.string() + " to " + to.string() +
-                             ": " + ec.message());
+    throw std::runtime_error("save: cannot rename " + from.string() + " to " +
+                             to.string() + ": " + ec.message());
 }
 
 // Writes the whole run into OUT.saving/ (each file flushed to disk), then
@@ -75,13 +75,15 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
   fs::remove_all(previous);
 }
 
-bool holds_run(const fs::path& dir) { return fs::exists(dir / kStateFile); }
+bool holds_run(const fs::path& dir) {
+  return fs::exists(dir / kStateFile);
+}
 
 // ---- options as JSON ------------------------------------------------------------------
 
 Json config_json(const Config& c) {
-  return {{"d_model", c.d_model},   {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
-          {"n_kv_heads", c.n_kv_heads}, {"d_ff", c.d_ff},   {"max_len", c.max_len},
+  return {{"d_model", c.d_model},       {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
+          {"n_kv_heads", c.n_kv_heads}, {"d_ff", c.d_ff},         {"max_len", c.max_len},
           {"vocab_size", c.vocab_size}};
 }
 
@@ -152,21 +154,25 @@ Json read_state(const std::string& out) {
 
 // On resume, these must be what the run was started with.
 void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
-  auto differ = [&](const std::string& what, const std::string& was, const std::string& is) {
-    throw std::invalid_argument("--resume: " + now.out + " was trained with " + what + " " +
-                                was + ", not " + is +
-                                "; drop the flag to keep the run's value, or choose another --out");
+  auto differ = [&](const std::string& what, const std::string& was,
+                    const std::string& is) {
+    throw std::invalid_argument(
+        "--resume: " + now.out + " was trained with " + what + " " + was + ", not " + is +
+        "; drop the flag to keep the run's value, or choose another --out");
   };
   auto num = [](std::size_t v) { return std::to_string(v); };
   if (now.task != saved.task) differ("--task", saved.task, now.task);
   if (now.seed != saved.seed) differ("--seed", num(saved.seed), num(now.seed));
-  if (now.dtype != saved.dtype) differ("--dtype", dtype_name(saved.dtype), dtype_name(now.dtype));
-  if (now.optimizer != saved.optimizer) differ("--optimizer", saved.optimizer, now.optimizer);
+  if (now.dtype != saved.dtype)
+    differ("--dtype", dtype_name(saved.dtype), dtype_name(now.dtype));
+  if (now.optimizer != saved.optimizer)
+    differ("--optimizer", saved.optimizer, now.optimizer);
   const Config &a = now.model, &b = saved.model;
   if (a.d_model != b.d_model) differ("--d-model", num(b.d_model), num(a.d_model));
   if (a.n_layers != b.n_layers) differ("--n-layers", num(b.n_layers), num(a.n_layers));
   if (a.n_heads != b.n_heads) differ("--n-heads", num(b.n_heads), num(a.n_heads));
-  if (a.n_kv_heads != b.n_kv_heads) differ("--n-kv-heads", num(b.n_kv_heads), num(a.n_kv_heads));
+  if (a.n_kv_heads != b.n_kv_heads)
+    differ("--n-kv-heads", num(b.n_kv_heads), num(a.n_kv_heads));
   if (a.d_ff != b.d_ff) differ("--d-ff", num(b.d_ff), num(a.d_ff));
   if (a.max_len != b.max_len) differ("--max-len", num(b.max_len), num(a.max_len));
 }
@@ -190,16 +196,20 @@ std::unique_ptr<Optimizer> make_optimizer(const TrainOptions& o, const GlassLM& 
     return std::make_unique<AdamW>(model.named_parameters(), o.lr, 0.9, 0.95, 1e-8,
                                    o.weight_decay);
   if (o.optimizer == "sgd")
-    return std::make_unique<SGD>(model.named_parameters(), o.lr, o.momentum, o.weight_decay);
+    return std::make_unique<SGD>(model.named_parameters(), o.lr, o.momentum,
+                                 o.weight_decay);
   throw std::invalid_argument("train: unknown optimizer '" + o.optimizer +
                               "'; expected adamw or sgd");
 }
 
-// ---- signals ---------------------------------------------------------------------------
+// ---- signals
+// ---------------------------------------------------------------------------
 
 volatile std::sig_atomic_t g_signal = 0;
 
-extern "C" void on_stop_signal(int sig) { g_signal = sig; }  // async-signal-safe: one store
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+}  // async-signal-safe: one store
 
 // Catches SIGINT and SIGTERM while alive; restores the previous handlers.
 class StopSignals {
@@ -218,10 +228,12 @@ class StopSignals {
   }
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
-// ---- progress --------------------------------------------------------------------------
+// ---- progress
+// --------------------------------------------------------------------------
 
 // 9800 -> "9,800"
 std::string thousands(double v) {
@@ -251,7 +263,8 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
-// ---- public helpers ----------------------------------------------------------------------
+// ---- public helpers
+// ----------------------------------------------------------------------
 
 void recover_run_folder(const std::string& out) {
   const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
@@ -286,7 +299,8 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
   no_grad guard;
   EvalResult r;
   double loss_sum = 0;
-  std::map<std::string, std::pair<std::size_t, std::size_t>> right;  // task -> (correct, total)
+  std::map<std::string, std::pair<std::size_t, std::size_t>>
+      right;  // task -> (correct, total)
   for (const std::string& p : task.parts()) right[p] = {0, 0};
   const std::size_t T = model.config().max_len;
   for (std::size_t i = 0; i < batches; ++i) {
@@ -325,14 +339,17 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
   return r;
 }
 
-// ---- the loop ------------------------------------------------------------------------------
+// ---- the loop
+// ------------------------------------------------------------------------------
 
-TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, bool terminal) {
+TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
+                  bool terminal) {
   TrainOptions o = options;
   Tokenizer tokenizer;
   if (o.model.vocab_size == 0) o.model.vocab_size = tokenizer.vocab_size();
   if (o.model.vocab_size != tokenizer.vocab_size())
-    throw std::invalid_argument("train: vocab_size " + std::to_string(o.model.vocab_size) +
+    throw std::invalid_argument("train: vocab_size " +
+                                std::to_string(o.model.vocab_size) +
                                 " differs from the character tokenizer's " +
                                 std::to_string(tokenizer.vocab_size()));
   o.model.validate();
@@ -363,10 +380,12 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
     metrics = metrics_up_to((dir / kMetricsFile).string(), step);
   } else {
     if (holds_run(dir) || fs::exists(o.out + ".previous"))
-      throw std::invalid_argument(o.out + ": a training run exists; pass --resume to continue "
-                                          "it or choose another --out");
+      throw std::invalid_argument(o.out +
+                                  ": a training run exists; pass --resume to continue "
+                                  "it or choose another --out");
     if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
-      throw std::invalid_argument(o.out + ": exists and is not an empty folder; choose another --out");
+      throw std::invalid_argument(
+          o.out + ": exists and is not an empty folder; choose another --out");
     model.emplace(o.model, o.seed, o.dtype);
     optimizer = make_optimizer(o, *model);
   }
@@ -374,9 +393,14 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
   for (auto& [name, w] : params) w.requires_grad_();
 
   auto state_json = [&] {
-    return Json{{"format", kStateFormat},   {"version", kStateVersion}, {"step", step},
-                {"task", o.task},           {"seed", o.seed},           {"optimizer", o.optimizer},
-                {"best_eval_loss", best_eval}, {"options", options_json(o)}};
+    return Json{{"format", kStateFormat},
+                {"version", kStateVersion},
+                {"step", step},
+                {"task", o.task},
+                {"seed", o.seed},
+                {"optimizer", o.optimizer},
+                {"best_eval_loss", best_eval},
+                {"options", options_json(o)}};
   };
   std::size_t saved_step = step;
   auto save = [&] {
@@ -386,14 +410,16 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
   auto log_metrics = [&](const Json& j) {
     std::string line = j.dump() + "\n";
     metrics += line;
-    std::ofstream f(dir / kMetricsFile, std::ios::app);  // live, for plotting during the run
+    std::ofstream f(dir / kMetricsFile,
+                    std::ios::app);  // live, for plotting during the run
     f << line;
   };
   auto clear_line = [&] {
     if (terminal) out << "\r\033[K";
   };
   auto run_eval = [&] {
-    EvalResult e = evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
+    EvalResult e =
+        evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
     clear_line();
     out << "eval at step " << step << ": " << e.summary() << std::endl;
     Json j{{"step", step}, {"eval_loss", e.loss}};
@@ -407,9 +433,10 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
   };
 
   if (!resume) {
-    out << "training " << model->parameter_count() << " parameters (" << dtype_name(o.dtype)
-        << ") on " << o.task << ": " << o.steps << " steps of " << o.batch_size << " x "
-        << o.model.max_len << " tokens, " << o.optimizer << ", lr " << o.lr << "\n";
+    out << "training " << model->parameter_count() << " parameters ("
+        << dtype_name(o.dtype) << ") on " << o.task << ": " << o.steps << " steps of "
+        << o.batch_size << " x " << o.model.max_len << " tokens, " << o.optimizer
+        << ", lr " << o.lr << "\n";
     save();  // OUT exists from the start, and holds step 0
     run_eval();
   } else {
@@ -435,8 +462,8 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
   const std::size_t stop_at = o.stop_after ? std::min(o.stop_after, o.steps) : o.steps;
 
   while (step < stop_at) {
-    Batch batch =
-        make_batch(*task, tokenizer, o.seed, step, o.batch_size, o.model.max_len, Split::train);
+    Batch batch = make_batch(*task, tokenizer, o.seed, step, o.batch_size,
+                             o.model.max_len, Split::train);
     Tensor loss = model->loss(batch.tokens, batch.targets);
     const double loss_value = loss.item();
     double norm = 0;
@@ -447,11 +474,12 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
     if (!std::isfinite(loss_value) || !std::isfinite(norm)) {
       // Stop before the update: the weights in memory and on disk are good.
       clear_line();
-      const std::string what = std::isfinite(loss_value)
-                                   ? "gradient norm is " + std::to_string(norm)
-                                   : std::string("loss is ") + (std::isnan(loss_value) ? "nan" : "inf");
-      out << what << " at step " << step + 1 << "; stopping; " << o.out << " still holds step "
-          << saved_step << std::endl;
+      const std::string what =
+          std::isfinite(loss_value)
+              ? "gradient norm is " + std::to_string(norm)
+              : std::string("loss is ") + (std::isnan(loss_value) ? "nan" : "inf");
+      out << what << " at step " << step + 1 << "; stopping; " << o.out
+          << " still holds step " << saved_step << std::endl;
       result.status = TrainStatus::diverged;
       result.step = step;
       result.saved_step = saved_step;
@@ -471,7 +499,8 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
     const double session_s = std::chrono::duration<double>(now - session_start).count();
     if (step % o.log_every == 0 || step == stop_at) {
       const double window_s = std::chrono::duration<double>(now - window_start).count();
-      const double tps = double(window_steps * tokens_per_step) / std::max(window_s, 1e-9);
+      const double tps =
+          double(window_steps * tokens_per_step) / std::max(window_s, 1e-9);
       log_metrics(Json{{"step", step},
                        {"loss", window_loss / double(window_steps)},
                        {"lr", optimizer->lr},
@@ -479,10 +508,12 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
                        {"tokens_per_s", tps},
                        {"elapsed_s", elapsed_before + session_s}});
       if (!terminal) {
-        const double eta = session_s / double(step - session_first) * double(o.steps - step);
-        out << "step " << step << "/" << o.steps << " loss " << fixed(window_loss / double(window_steps), 4)
-            << " lr " << optimizer->lr << " grad_norm " << fixed(last_norm, 3) << " | "
-            << thousands(tps) << " tok/s | ETA " << duration(eta) << std::endl;
+        const double eta =
+            session_s / double(step - session_first) * double(o.steps - step);
+        out << "step " << step << "/" << o.steps << " loss "
+            << fixed(window_loss / double(window_steps), 4) << " lr " << optimizer->lr
+            << " grad_norm " << fixed(last_norm, 3) << " | " << thousands(tps)
+            << " tok/s | ETA " << duration(eta) << std::endl;
       }
       window_loss = 0;
       window_steps = 0;
@@ -490,22 +521,24 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out, b
     }
     if (terminal) {
       // One line, rewritten every step.
-      const double tps = double((step - session_first) * tokens_per_step) / std::max(session_s, 1e-9);
-      const double eta = session_s / double(step - session_first) * double(o.steps - step);
+      const double tps =
+          double((step - session_first) * tokens_per_step) / std::max(session_s, 1e-9);
+      const double eta =
+          session_s / double(step - session_first) * double(o.steps - step);
       const int width = 20, filled = int(double(width) * double(step) / double(o.steps));
       std::string bar(std::size_t(filled), '=');
       if (filled < width) bar += ">" + std::string(std::size_t(width - filled - 1), ' ');
       out << "\r\033[Kstep " << step << "/" << o.steps << " [" << bar << "] loss "
-          << fixed(loss_value, 3) << " | " << thousands(tps) << " tok/s | ETA " << duration(eta)
-          << std::flush;
+          << fixed(loss_value, 3) << " | " << thousands(tps) << " tok/s | ETA "
+          << duration(eta) << std::flush;
     }
     if ((o.eval_every && step % o.eval_every == 0) || step == o.steps) run_eval();
     const bool stopping = g_signal != 0 || step == stop_at;
     if ((o.save_every && step % o.save_every == 0) || stopping) save();
     if (g_signal != 0 || (step == stop_at && stop_at < o.steps)) {
       clear_line();
-      out << "interrupted at step " << step << ": saved " << o.out << "; continue with --resume"
-          << std::endl;
+      out << "interrupted at step " << step << ": saved " << o.out
+          << "; continue with --resume" << std::endl;
       result.status = TrainStatus::interrupted;
       result.signal = g_signal;
       break;

@@ -53,7 +53,8 @@ TEST_CASE("AdamW: two steps match PyTorch's formula with bias correction") {
   // A matrix (decayed) and a vector (a norm weight: never decayed).
   Tensor a = param_with_grad({1.0, -1.0}, {0.1, -0.2}, {1, 2});
   Tensor n = param_with_grad({1.0}, {0.3}, {1});
-  AdamW opt({{"a", a}, {"n", n}}, /*lr=*/0.01, /*beta1=*/0.9, /*beta2=*/0.95, /*eps=*/1e-8,
+  AdamW opt({{"a", a}, {"n", n}}, /*lr=*/0.01, /*beta1=*/0.9, /*beta2=*/0.95,
+            /*eps=*/1e-8,
             /*weight_decay=*/0.1);
   opt.step();
   // Step 1, a[0]: decay w = 1 * (1 - 0.01 * 0.1) = 0.999
@@ -74,16 +75,19 @@ TEST_CASE("AdamW: two steps match PyTorch's formula with bias correction") {
   //   m = 0.9 * 0.01 + 0.1 * 0.3 = 0.039,  v = 0.95 * 0.0005 + 0.05 * 0.09 = 0.004975
   //   bias1 = 1 - 0.81 = 0.19, bias2 = 1 - 0.9025 = 0.0975
   //   w -= (0.01 / 0.19) * 0.039 / (sqrt(0.004975) / sqrt(0.0975) + 1e-8)
-  const double a0 = (0.999 - s1a) * 0.999 -
-                    (0.01 / 0.19) * 0.039 / (std::sqrt(0.004975) / std::sqrt(0.0975) + 1e-8);
+  const double a0 =
+      (0.999 - s1a) * 0.999 -
+      (0.01 / 0.19) * 0.039 / (std::sqrt(0.004975) / std::sqrt(0.0975) + 1e-8);
   // a[1]: g = 0: m = 0.9 * -0.02 = -0.018, v = 0.95 * 0.002 = 0.0019
-  const double a1 = (-0.999 + s1b) * 0.999 -
-                    (0.01 / 0.19) * -0.018 / (std::sqrt(0.0019) / std::sqrt(0.0975) + 1e-8);
+  const double a1 =
+      (-0.999 + s1b) * 0.999 -
+      (0.01 / 0.19) * -0.018 / (std::sqrt(0.0019) / std::sqrt(0.0975) + 1e-8);
   check_tensor(a, {1, 2}, {a0, a1}, 1e-14);
   // n, same gradient twice: m = 0.03 + 0.9*0.03... m = 0.9 * 0.03 + 0.03 = 0.057,
   // v = 0.95 * 0.0045 + 0.0045 = 0.008775; m_hat = 0.3, v_hat = 0.09: step lr * 0.3 / 0.3
   const double n1 = 1 - 0.01 * 0.3 / (0.3 + 1e-8);
-  const double n2 = n1 - (0.01 / 0.19) * 0.057 / (std::sqrt(0.008775) / std::sqrt(0.0975) + 1e-8);
+  const double n2 =
+      n1 - (0.01 / 0.19) * 0.057 / (std::sqrt(0.008775) / std::sqrt(0.0975) + 1e-8);
   check_tensor(n, {1}, {n2}, 1e-14);
 }
 
@@ -108,7 +112,8 @@ TEST_CASE("AdamW's state round-trips: a restored optimizer takes the same next s
   CHECK(w1.to_vector() == w2.to_vector());  // bit for bit
 
   CHECK_THROWS_WITH_AS(opt2.load_state({{"step", state[0].second}}),
-                       doctest::Contains("state has no 'exp_avg.w'"), std::invalid_argument);
+                       doctest::Contains("state has no 'exp_avg.w'"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("clip_grad_norm returns the norm before clipping and bounds the global norm") {

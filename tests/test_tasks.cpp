@@ -18,8 +18,10 @@ std::string expected_answer(const std::string& text) {
   const std::size_t eq = text.find('=');
   const std::string q = text.substr(2, eq - 2);
   switch (text[0]) {
-    case 'C': return q;
-    case 'R': return {q.rbegin(), q.rend()};
+    case 'C':
+      return q;
+    case 'R':
+      return {q.rbegin(), q.rend()};
     case 'S': {
       std::string s = q;
       std::sort(s.begin(), s.end());
@@ -27,7 +29,8 @@ std::string expected_answer(const std::string& text) {
     }
     case 'A': {
       const std::size_t plus = q.find('+');
-      return std::to_string(std::stoull(q.substr(0, plus)) + std::stoull(q.substr(plus + 1)));
+      return std::to_string(std::stoull(q.substr(0, plus)) +
+                            std::stoull(q.substr(plus + 1)));
     }
   }
   return "?";
@@ -79,9 +82,12 @@ TEST_CASE("make_batch is a pure function of (seed, step, split)") {
   Batch b = make_batch(*task, tok, 5, 3, 4, 64, Split::train);
   CHECK(a.tokens == b.tokens);
   CHECK(a.targets == b.targets);
-  CHECK(make_batch(*task, tok, 5, 4, 4, 64, Split::train).tokens != a.tokens);  // next step
-  CHECK(make_batch(*task, tok, 6, 3, 4, 64, Split::train).tokens != a.tokens);  // other seed
-  CHECK(make_batch(*task, tok, 5, 3, 4, 64, Split::heldout).tokens != a.tokens);  // held out
+  CHECK(make_batch(*task, tok, 5, 4, 4, 64, Split::train).tokens !=
+        a.tokens);  // next step
+  CHECK(make_batch(*task, tok, 6, 3, 4, 64, Split::train).tokens !=
+        a.tokens);  // other seed
+  CHECK(make_batch(*task, tok, 5, 3, 4, 64, Split::heldout).tokens !=
+        a.tokens);  // held out
 }
 
 TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
@@ -107,7 +113,8 @@ TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
         const std::size_t start = text.rfind('\n', e.first) == std::string::npos
                                       ? 0
                                       : text.rfind('\n', e.first) + 1;
-        const std::string line = text.substr(start, e.last - start);  // up to the last answer char
+        const std::string line =
+            text.substr(start, e.last - start);  // up to the last answer char
         std::string answer;
         for (std::size_t p = e.first; p < e.last; ++p) {
           predictable[p] = true;
@@ -135,7 +142,8 @@ TEST_CASE("make_batch says when max_len cannot hold an example") {
   auto task = make_task("copy", tok);
   // The longest copy example: "C " + 16 + "=" + 16 + "\n" = 36 characters.
   CHECK_THROWS_WITH_AS(make_batch(*task, tok, 0, 0, 1, 20, Split::train),
-                       doctest::Contains("use --max-len 35 or more"), std::invalid_argument);
+                       doctest::Contains("use --max-len 35 or more"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(make_task("cpy", tok), doctest::Contains("unknown task 'cpy'"),
                        std::invalid_argument);
 }
@@ -156,9 +164,11 @@ TEST_CASE("text:FILE trains on windows of the first 90% and holds out the last 1
   for (std::size_t r = 0; r < 4; ++r) {
     CHECK(tok.decode(train.tokens[r]) == "aaaaaaaa");
     CHECK(tok.decode(held.tokens[r]) == "zzzzzzzz");
-    CHECK(std::count(held.targets[r].begin(), held.targets[r].end(), -100) == 0);  // all count
+    CHECK(std::count(held.targets[r].begin(), held.targets[r].end(), -100) ==
+          0);  // all count
   }
   CHECK_THROWS_WITH_AS(make_batch(*task, tok, 0, 0, 1, 16, Split::heldout),
-                       doctest::Contains("held-out part has 10 tokens"), std::invalid_argument);
+                       doctest::Contains("held-out part has 10 tokens"),
+                       std::invalid_argument);
   std::filesystem::remove(path);
 }

@@ -4,9 +4,8 @@
 // (set_blas_threads(1)): results repeat bit for bit only for one thread count.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "glassllm/blas.h"
 #include "glassllm/checkpoint.h"
@@ -114,10 +113,14 @@ TEST_CASE("resume continues bit for bit: the same losses as a run that never sto
   TrainResult r = train(first, false, out);
   CHECK(r.status == TrainStatus::interrupted);
   CHECK(r.saved_step == 6);
-  CHECK(out.str().find("interrupted at step 6: saved " + split.path + "; continue with --resume") !=
-        std::string::npos);
-  // A crash after the save but before the end leaves extra metrics lines; resume drops them.
-  { std::ofstream(fs::path(split.path) / "metrics.jsonl", std::ios::app) << "{\"step\":7,\"loss\":1}\n"; }
+  CHECK(out.str().find("interrupted at step 6: saved " + split.path +
+                       "; continue with --resume") != std::string::npos);
+  // A crash after the save but before the end leaves extra metrics lines; resume drops
+  // them.
+  {
+    std::ofstream(fs::path(split.path) / "metrics.jsonl", std::ios::app)
+        << "{\"step\":7,\"loss\":1}\n";
+  }
   REQUIRE(train(tiny(split.path, 12), true, out).status == TrainStatus::finished);
 
   auto a = losses(whole.path), b = losses(split.path);
@@ -167,10 +170,11 @@ TEST_CASE("a run is never overwritten, and resume refuses other model sizes") {
   TempRun run("refusals");
   std::ostringstream out;
   REQUIRE(train(tiny(run.path, 2), false, out).status == TrainStatus::finished);
-  CHECK_THROWS_WITH_AS(train(tiny(run.path, 2), false, out),
-                       doctest::Contains("a training run exists; pass --resume to continue it or "
-                                         "choose another --out"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      train(tiny(run.path, 2), false, out),
+      doctest::Contains("a training run exists; pass --resume to continue it or "
+                        "choose another --out"),
+      std::invalid_argument);
   TrainOptions wider = tiny(run.path, 4);
   wider.model.d_model = 32;
   CHECK_THROWS_WITH_AS(train(wider, true, out),
@@ -191,7 +195,8 @@ TEST_CASE("a non-finite loss stops before the update and keeps the last checkpoi
   CHECK(r.status == TrainStatus::diverged);
   CHECK(r.saved_step == 0);
   CAPTURE(out.str());
-  CHECK(out.str().find("; stopping; " + run.path + " still holds step 0") != std::string::npos);
+  CHECK(out.str().find("; stopping; " + run.path + " still holds step 0") !=
+        std::string::npos);
   // What is on disk is still the step-0 model.
   CHECK(load_checkpoint(run.path).model.norm.to_vector() == std::vector<double>(16, 1.0));
 }
@@ -214,5 +219,6 @@ TEST_CASE("evaluate reports exact-match accuracy per task of the mix") {
   CHECK(r.task_accuracy.size() == 4);
   CHECK(r.examples >= 16);
   CHECK(r.loss > 4.0);
-  CHECK(r.summary().find("(add 0.0%, copy 0.0%, reverse 0.0%, sort 0.0%)") != std::string::npos);
+  CHECK(r.summary().find("(add 0.0%, copy 0.0%, reverse 0.0%, sort 0.0%)") !=
+        std::string::npos);
 }

@@ -54,17 +54,17 @@ class Optimizer {
   void zero_grad();
 
  protected:
-  explicit Optimizer(NamedTensors params, double lr) : lr(lr), params_(std::move(params)) {}
+  explicit Optimizer(NamedTensors params, double lr)
+      : lr(lr), params_(std::move(params)) {}
   NamedTensors params_;
   std::size_t t_ = 0;  // steps taken
 };
 
 /// Stochastic gradient descent with momentum (torch.optim.SGD, dampening 0,
 /// not Nesterov). With g the gradient, at step t:
-///   g = g + weight_decay * w            (L2, added to the gradient as PyTorch's SGD does)
-///   buf = g                   at t = 1
-///   buf = momentum * buf + g  after
-///   w = w - lr * buf                    (momentum 0: w = w - lr * g, no buffer)
+///   g = g + weight_decay * w            (L2, added to the gradient as PyTorch's SGD
+///   does) buf = g                   at t = 1 buf = momentum * buf + g  after w = w - lr
+///   * buf                    (momentum 0: w = w - lr * g, no buffer)
 /// weight_decay applies to every parameter.
 ///   SGD opt(model.named_parameters(), /*lr=*/0.1, /*momentum=*/0.9);
 class SGD : public Optimizer {

@@ -44,7 +44,9 @@ struct Example {
   /// answer and the final '\n' ("abc\n" above: 6 .. 10).
   std::size_t answer_begin = 0, answer_end = 0;
   /// The answer without the '\n' ("abc").
-  std::string answer() const { return text.substr(answer_begin, answer_end - answer_begin - 1); }
+  std::string answer() const {
+    return text.substr(answer_begin, answer_end - answer_begin - 1);
+  }
 };
 
 /// Which data a batch comes from. Synthetic tasks draw the two splits from
@@ -88,8 +90,9 @@ class Task {
   /// Fills one row: max_len + 1 tokens (the inputs and, shifted by one, the
   /// targets). The synthetic tasks' version packs whole examples and pads
   /// with '\n'; text takes a random window of its split.
-  virtual void fill_row(std::mt19937_64& rng, const Tokenizer& tokenizer, std::size_t max_len,
-                        Split split, std::size_t row, Batch& batch) const;
+  virtual void fill_row(std::mt19937_64& rng, const Tokenizer& tokenizer,
+                        std::size_t max_len, Split split, std::size_t row,
+                        Batch& batch) const;
 };
 
 /// The task named by `spec`: "copy", "reverse", "sort", "add", "mix", or
@@ -108,6 +111,7 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
 /// split is shorter than max_len + 1 tokens.
 ///   Batch b = make_batch(*make_task("copy", tok), tok, 0, step, 16, 128, Split::train);
 Batch make_batch(const Task& task, const Tokenizer& tokenizer, std::uint64_t seed,
-                 std::size_t step, std::size_t batch_size, std::size_t max_len, Split split);
+                 std::size_t step, std::size_t batch_size, std::size_t max_len,
+                 Split split);
 
 }  // namespace glassllm

@@ -44,23 +44,25 @@ namespace glassllm {
 
 /// Everything a training run is told. The defaults are the command line's.
 struct TrainOptions {
-  std::string task = "copy";   ///< see make_task: copy, reverse, sort, add, mix, text:FILE
-  std::string out;             ///< the run's folder
-  std::size_t steps = 2000;    ///< total optimizer steps (the schedule ends here)
+  std::string task = "copy";  ///< see make_task: copy, reverse, sort, add, mix, text:FILE
+  std::string out;            ///< the run's folder
+  std::size_t steps = 2000;   ///< total optimizer steps (the schedule ends here)
   std::size_t batch_size = 16;
-  double lr = 1e-3;            ///< peak learning rate, reached after warm-up
-  std::size_t warmup = 100;    ///< linear warm-up steps
-  double min_lr_ratio = 0.1;   ///< the cosine ends at lr * min_lr_ratio
-  double weight_decay = 0.1;   ///< AdamW: decoupled, matrices only; SGD: L2
-  double momentum = 0.9;       ///< SGD only
-  double clip = 1.0;           ///< max global gradient norm (<= 0: no clipping)
+  double lr = 1e-3;                 ///< peak learning rate, reached after warm-up
+  std::size_t warmup = 100;         ///< linear warm-up steps
+  double min_lr_ratio = 0.1;        ///< the cosine ends at lr * min_lr_ratio
+  double weight_decay = 0.1;        ///< AdamW: decoupled, matrices only; SGD: L2
+  double momentum = 0.9;            ///< SGD only
+  double clip = 1.0;                ///< max global gradient norm (<= 0: no clipping)
   std::string optimizer = "adamw";  ///< "adamw" or "sgd"
-  std::uint64_t seed = 0;      ///< model initialisation and data
+  std::uint64_t seed = 0;           ///< model initialisation and data
   DType dtype = DType::float32;
-  std::size_t log_every = 10;     ///< a metrics line (and a plain progress line) every N steps
-  std::size_t eval_every = 100;   ///< held-out evaluation every N steps (0: only at the end)
-  std::size_t eval_batches = 4;   ///< held-out batches per evaluation
-  std::size_t save_every = 500;   ///< checkpoint every N steps (0: only at the end)
+  std::size_t log_every =
+      10;  ///< a metrics line (and a plain progress line) every N steps
+  std::size_t eval_every =
+      100;  ///< held-out evaluation every N steps (0: only at the end)
+  std::size_t eval_batches = 4;  ///< held-out batches per evaluation
+  std::size_t save_every = 500;  ///< checkpoint every N steps (0: only at the end)
   /// Stop after this many steps have been done in total, saving, as an
   /// interruption would (0: run to `steps`). For tests and time-boxed runs.
   std::size_t stop_after = 0;
@@ -71,15 +73,15 @@ struct TrainOptions {
 enum class TrainStatus {
   finished,     ///< all steps done, saved
   interrupted,  ///< SIGINT/SIGTERM (or stop_after): the current step finished, saved
-  diverged,     ///< a non-finite loss or gradient norm: stopped before the update, not saved
+  diverged,  ///< a non-finite loss or gradient norm: stopped before the update, not saved
 };
 
 struct TrainResult {
   TrainStatus status = TrainStatus::finished;
   std::size_t step = 0;        ///< steps done when it stopped
   std::size_t saved_step = 0;  ///< the step OUT holds
-  int signal = 0;              ///< the signal that interrupted it (0: none, or stop_after)
-  double last_loss = 0;        ///< the last finite training loss
+  int signal = 0;        ///< the signal that interrupted it (0: none, or stop_after)
+  double last_loss = 0;  ///< the last finite training loss
 };
 
 /// Trains as `options` say, printing progress to `out`: with terminal = true
@@ -107,8 +109,8 @@ TrainOptions saved_options(const std::string& out);
 
 /// Held-out loss and accuracy.
 struct EvalResult {
-  double loss = 0;             ///< mean cross-entropy over the counted targets
-  std::size_t targets = 0;     ///< targets counted
+  double loss = 0;          ///< mean cross-entropy over the counted targets
+  std::size_t targets = 0;  ///< targets counted
   /// Synthetic tasks: exact-match accuracy over `examples` whole examples,
   /// overall and per task ("copy" -> 0.93); absent for text.
   std::optional<double> accuracy;
