@@ -59,6 +59,30 @@ struct BenchArgs {
 };
 int bench(const BenchArgs& args);
 
+// `train`: every option optional, so that --resume can tell the flags given
+// (which override the run's saved options) from the ones left out.
+struct TrainArgs {
+  std::string out;
+  std::optional<std::string> task, optimizer, dtype;
+  std::optional<std::size_t> steps, batch_size, warmup, log_every, eval_every, eval_batches,
+      save_every;
+  std::optional<double> lr, min_lr_ratio, weight_decay, momentum, clip;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::size_t> d_model, n_layers, n_heads, n_kv_heads, d_ff, max_len;
+  std::optional<int> threads;
+  bool resume = false;
+};
+int train(const TrainArgs& args);
+
+struct EvalArgs {
+  std::string dir;
+  std::optional<std::string> task;  // default: the run's (trainer_state.json)
+  std::optional<std::uint64_t> seed;
+  std::size_t batches = 8, batch_size = 16;
+  std::optional<int> threads;
+};
+int eval(const EvalArgs& args);
+
 /// Parses "4,5,6" into ids; throws naming the bad entry.
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);
 

@@ -91,6 +91,47 @@ int main(int argc, char** argv) {
   be->add_flag("--json", bench.json, "Print one flat JSON object of named figures");
   be->add_option("--runs", bench.runs, "Repetitions per figure (default: each one's own)");
 
+  cli::TrainArgs tr;
+  auto* ta = app.add_subcommand(
+      "train", "Train a model on a synthetic task or a text file, with checkpoints, held-out "
+               "evaluation and --resume. Ctrl-C saves and exits (status 130).");
+  ta->add_option("--task", tr.task, "copy, reverse, sort, add, mix or text:FILE");
+  ta->add_option("--out", tr.out, "The run's folder (a checkpoint plus optimizer state and metrics)")
+      ->required();
+  ta->add_flag("--resume", tr.resume,
+               "Continue the run in --out; flags given override its saved options");
+  ta->add_option("--steps", tr.steps, "Total optimizer steps (default 2000)");
+  ta->add_option("--batch-size", tr.batch_size, "Rows per step (default 16)");
+  ta->add_option("--lr", tr.lr, "Peak learning rate (default 1e-3)");
+  ta->add_option("--warmup", tr.warmup, "Linear warm-up steps (default 100)");
+  ta->add_option("--min-lr-ratio", tr.min_lr_ratio, "Cosine decays to lr * this (default 0.1)");
+  ta->add_option("--optimizer", tr.optimizer, "adamw or sgd (default adamw)");
+  ta->add_option("--weight-decay", tr.weight_decay, "AdamW decoupled decay; SGD L2 (default 0.1)");
+  ta->add_option("--momentum", tr.momentum, "SGD momentum (default 0.9)");
+  ta->add_option("--clip", tr.clip, "Max global gradient norm, <= 0: off (default 1)");
+  ta->add_option("--seed", tr.seed, "Initialisation and data seed (default 0)");
+  ta->add_option("--dtype", tr.dtype, "float32 or float64 (default float32)");
+  ta->add_option("--log-every", tr.log_every, "Metrics line every N steps (default 10)");
+  ta->add_option("--eval-every", tr.eval_every, "Held-out evaluation every N steps (default 100)");
+  ta->add_option("--eval-batches", tr.eval_batches, "Held-out batches per evaluation (default 4)");
+  ta->add_option("--save-every", tr.save_every, "Checkpoint every N steps (default 500)");
+  ta->add_option("--d-model", tr.d_model, "Residual width (default 128)");
+  ta->add_option("--n-layers", tr.n_layers, "Transformer blocks (default 4)");
+  ta->add_option("--n-heads", tr.n_heads, "Query heads (default 4)");
+  ta->add_option("--n-kv-heads", tr.n_kv_heads, "Key/value heads (default 2)");
+  ta->add_option("--d-ff", tr.d_ff, "Hidden width of the MLP (default 384)");
+  ta->add_option("--max-len", tr.max_len, "Tokens per row (default 128)");
+  ta->add_option("--threads", tr.threads, "BLAS threads (default: GLASSLLM_THREADS or every core)");
+
+  cli::EvalArgs ev;
+  auto* ea = app.add_subcommand("eval", "Print a checkpoint's held-out loss and exact-match accuracy.");
+  ea->add_option("dir", ev.dir, "Checkpoint folder")->required();
+  ea->add_option("--task", ev.task, "Task (default: the run's)");
+  ea->add_option("--seed", ev.seed, "Data seed (default: the run's, else 0)");
+  ea->add_option("--batches", ev.batches, "Held-out batches")->capture_default_str();
+  ea->add_option("--batch-size", ev.batch_size, "Rows per batch")->capture_default_str();
+  ea->add_option("--threads", ev.threads, "BLAS threads");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,6 +146,8 @@ int main(int argc, char** argv) {
     if (*ck) return cli::check(check);
     if (*ge) return cli::generate(gen);
     if (*be) return cli::bench(bench);
+    if (*ta) return cli::train(tr);
+    if (*ea) return cli::eval(ev);
   } catch (const std::exception& e) {
     std::cerr << "glassllm: " << e.what() << "\n";
     return 1;

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Command-line tests of train and eval: a tiny run, its folder, metrics.jsonl,
+# the refusal to overwrite, Ctrl-C (SIGINT) saving and --resume, eval.
+# $1: the glassllm binary.
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+one_line_error() {  # a command that must fail with one line on stderr containing $1
+  local want=$1; shift
+  local err status
+  err=$("$@" 2>&1 >/dev/null); status=$?
+  [ $status -ne 0 ] || fail "exited 0: $*"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "error is not one line: $err"
+  printf '%s' "$err" | grep -qF -- "$want" || fail "error '$err' does not contain '$want'"
+}
+export GLASSLLM_THREADS=1
+tiny=(--d-model 16 --n-layers 1 --n-heads 2 --n-kv-heads 1 --d-ff 32 --max-len 40 --batch-size 4)
+
+# A tiny run: output is not a terminal, so plain lines every --log-every steps.
+out=$("$bin" train --task copy --out "$work/run" --steps 20 --log-every 5 --eval-every 10 \
+  --eval-batches 1 "${tiny[@]}") || fail "train: $out"
+for f in model.safetensors config.json glassllm_tokenizer.json optimizer.safetensors \
+  trainer_state.json metrics.jsonl; do
+  [ -f "$work/run/$f" ] || fail "train wrote no $f"
+done
+[ "$(echo "$out" | grep -c '^step ')" -eq 4 ] || fail "expected 4 progress lines: $out"
+echo "$out" | grep -q '^step 20/20 loss [0-9.]* lr .* tok/s | ETA' || fail "progress line: $out"
+echo "$out" | grep -q '^eval at step 20: loss [0-9.]* | accuracy [0-9.]*% (copy ' || fail "eval line: $out"
+echo "$out" | grep -q "^finished 20 steps: saved $work/run" || fail "final line: $out"
+# metrics.jsonl: 4 step objects and 3 evaluations (steps 0, 10, 20).
+[ "$(grep -c '"loss"' "$work/run/metrics.jsonl")" -eq 4 ] || fail "metrics step lines"
+[ "$(grep -c '"eval_loss"' "$work/run/metrics.jsonl")" -eq 3 ] || fail "metrics eval lines"
+grep -q '"tokens_per_s"' "$work/run/metrics.jsonl" || fail "no tokens_per_s"
+[ ! -e "$work/run.saving" ] && [ ! -e "$work/run.previous" ] || fail "save left a folder behind"
+
+# The run is a checkpoint like any other.
+"$bin" generate "$work/run" --prompt "C ab=" --max-new-tokens 3 >/dev/null || fail "generate"
+ev=$("$bin" eval "$work/run" --batches 2) || fail "eval"
+echo "$ev" | grep -q '^copy, held-out, [0-9]* targets, [0-9]* examples: loss [0-9.]* | accuracy' \
+  || fail "eval output: $ev"
+ev=$("$bin" eval "$work/run" --task mix --batches 1) || fail "eval mix"
+echo "$ev" | grep -q '(add .*, copy .*, reverse .*, sort .*)' || fail "eval mix output: $ev"
+
+# Refusals, each one line.
+one_line_error "a training run exists; pass --resume to continue it or choose another --out" \
+  "$bin" train --task copy --out "$work/run" "${tiny[@]}"
+one_line_error "was trained with --d-model 16, not 32" \
+  "$bin" train --out "$work/run" --resume --d-model 32
+one_line_error "holds no training run" "$bin" train --out "$work/none" --resume
+one_line_error "unknown task 'cpy'" "$bin" train --task cpy --out "$work/x" "${tiny[@]}"
+one_line_error "use --max-len 35 or more" "$bin" train --task copy --out "$work/x" --max-len 16
+[ ! -e "$work/x" ] || fail "a refused run left a folder behind"
+
+# Ctrl-C: the current step finishes, the run is saved, status 130; --resume continues.
+"$bin" train --task copy --out "$work/long" --steps 1000000 --save-every 0 --eval-every 0 \
+  --log-every 1000 "${tiny[@]}" > "$work/long.log" 2>&1 &
+pid=$!
+for _ in $(seq 50); do  # wait for the first save (step 0), then let a few steps run
+  [ -f "$work/long/trainer_state.json" ] && break
+  sleep 0.1
+done
+sleep 0.5
+kill -INT $pid
+wait $pid; status=$?
+[ $status -eq 130 ] || fail "Ctrl-C: exit status $status, expected 130: $(cat "$work/long.log")"
+grep -q "^interrupted at step [0-9]*: saved $work/long; continue with --resume" "$work/long.log" \
+  || fail "Ctrl-C message: $(cat "$work/long.log")"
+step=$(sed -n 's/^interrupted at step \([0-9]*\):.*/\1/p' "$work/long.log")
+grep -q "\"step\": $step," "$work/long/trainer_state.json" || fail "saved state is not step $step"
+out=$("$bin" train --out "$work/long" --resume --steps $((step + 3))) || fail "resume: $out"
+echo "$out" | grep -q "^resuming $work/long at step $step of $((step + 3))" || fail "resume: $out"
+echo "$out" | grep -q "^finished $((step + 3)) steps" || fail "resume end: $out"
+
+for cmd in train eval; do "$bin" "$cmd" --help >/dev/null || fail "$cmd --help"; done
+echo "cli_train: all passed"
