@@ -133,4 +133,15 @@ std::size_t normalize_insert_axis(const char* op, int axis, const Shape& shape);
 /// Row-major strides (in elements) of a contiguous array of this shape.
 std::vector<std::size_t> contiguous_strides(const Shape& shape);
 
+/// Strides (in elements) with which an input of `shape` is read when
+/// broadcast to `out_shape`: 0 along the axes it is repeated on (NumPy's rule).
+std::vector<std::size_t> broadcast_strides(const Shape& shape, const Shape& out_shape);
+
+/// A shape seen around one axis as [outer, n, inner]: reducing or slicing that
+/// axis of a contiguous array touches elements `inner` apart.
+struct AxisSplit {
+  std::size_t outer = 1, n = 1, inner = 1;
+};
+AxisSplit split_at(const Shape& shape, std::size_t axis);
+
 }  // namespace glassllm

@@ -37,17 +37,6 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 
 namespace {
 
-// Strides (in elements) with which an input of `shape` is read when broadcast
-// to `out_shape`: 0 along the axes it is repeated on.
-std::vector<std::size_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
-  std::vector<std::size_t> own = contiguous_strides(shape);
-  std::vector<std::size_t> strides(out_shape.size(), 0);
-  std::size_t offset = out_shape.size() - shape.size();
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    strides[offset + i] = shape[i] == 1 ? 0 : own[i];
-  return strides;
-}
-
 // out[i] = f(a[ia], b[ib]) over the broadcast shape. The innermost axis is a
 // tight loop; an odometer walks the outer axes.
 template <class T, class F>

@@ -19,37 +19,12 @@ namespace glassllm {
 
 namespace {
 
-// A reduction over one axis of a contiguous array, seen as [outer, n, inner]:
-// the n elements of one "row" are `inner` apart in memory.
-struct AxisSplit {
-  std::size_t outer = 1, n = 1, inner = 1;
-};
-
-AxisSplit split_at(const Shape& shape, std::size_t axis) {
-  AxisSplit s;
-  for (std::size_t i = 0; i < axis; ++i) s.outer *= shape[i];
-  s.n = shape[axis];
-  for (std::size_t i = axis + 1; i < shape.size(); ++i) s.inner *= shape[i];
-  return s;
-}
-
 // Calls f(first, stride) for every row along the split axis: the row's
 // elements are at first, first + stride, ..., first + (n-1) * stride.
 template <class F>
 void for_each_row(const AxisSplit& s, F f) {
   for (std::size_t a = 0; a < s.outer; ++a)
     for (std::size_t c = 0; c < s.inner; ++c) f(a * s.n * s.inner + c, s.inner);
-}
-
-// Strides (in elements) with which an input of `shape` is read when broadcast
-// to `out_shape`: 0 along the axes it is repeated on (NumPy's rule).
-std::vector<std::size_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
-  std::vector<std::size_t> own = contiguous_strides(shape);
-  std::vector<std::size_t> strides(out_shape.size(), 0);
-  std::size_t offset = out_shape.size() - shape.size();
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    strides[offset + i] = shape[i] == 1 ? 0 : own[i];
-  return strides;
 }
 
 // Walks out_shape in row-major order and calls f(o, offsets), where offsets[k]

@@ -15,18 +15,6 @@ namespace glassllm {
 
 namespace {
 
-struct AxisSplit {
-  std::size_t outer = 1, n = 1, inner = 1;
-};
-
-AxisSplit split_at(const Shape& shape, std::size_t axis) {
-  AxisSplit s;
-  for (std::size_t i = 0; i < axis; ++i) s.outer *= shape[i];
-  s.n = shape[axis];
-  for (std::size_t i = axis + 1; i < shape.size(); ++i) s.inner *= shape[i];
-  return s;
-}
-
 // Sums one axis, keeping it with length 1.
 Tensor sum_one_axis(const Tensor& x, std::size_t axis) {
   AxisSplit s = split_at(x.shape(), axis);

@@ -26,20 +26,6 @@ std::string axes_str(const std::vector<int>& axes) {
   return s + (axes.size() == 1 ? ",)" : ")");
 }
 
-// A shape seen around one axis: [outer, n, inner]. Elements one step apart
-// along the axis are `inner` apart in memory.
-struct AxisSplit {
-  std::size_t outer = 1, n = 1, inner = 1;
-};
-
-AxisSplit split_at(const Shape& shape, std::size_t axis) {
-  AxisSplit s;
-  for (std::size_t i = 0; i < axis; ++i) s.outer *= shape[i];
-  s.n = shape[axis];
-  for (std::size_t i = axis + 1; i < shape.size(); ++i) s.inner *= shape[i];
-  return s;
-}
-
 // The checked, non-negative form of a permutation of x's axes.
 std::vector<std::size_t> permutation(const char* op, const Tensor& x,
                                      const std::vector<int>& axes) {

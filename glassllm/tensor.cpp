@@ -47,6 +47,23 @@ std::vector<std::size_t> contiguous_strides(const Shape& shape) {
   return strides;
 }
 
+std::vector<std::size_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
+  std::vector<std::size_t> own = contiguous_strides(shape);
+  std::vector<std::size_t> strides(out_shape.size(), 0);
+  std::size_t offset = out_shape.size() - shape.size();
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+AxisSplit split_at(const Shape& shape, std::size_t axis) {
+  AxisSplit s;
+  for (std::size_t i = 0; i < axis; ++i) s.outer *= shape[i];
+  s.n = shape[axis];
+  for (std::size_t i = axis + 1; i < shape.size(); ++i) s.inner *= shape[i];
+  return s;
+}
+
 // ---- making nodes ---------------------------------------------------------------
 
 namespace {
