@@ -157,6 +157,7 @@ struct Tracer::Impl {
   std::vector<TokenText> sequence;
   std::vector<std::size_t> window_offset;
   std::optional<std::int64_t> pending_next;  // chosen from the last step, not yet fed
+  std::vector<double> last_probs;            // the last step's next-token distribution
 
   // The open step.
   bool open = false;
@@ -348,10 +349,12 @@ void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
                     [&](std::size_t a, std::size_t b) {
                       return z[a] > z[b] || (z[a] == z[b] && a < b);
                     });
+  for (double& v : z) v /= total;
   for (std::size_t i = 0; i < k; ++i) {
     TokenText tok = t.token(std::int64_t(order[i]));
-    step.top_k.push_back({tok.id, tok.text, z[order[i]] / total});
+    step.top_k.push_back({tok.id, tok.text, z[order[i]]});
   }
+  t.last_probs = std::move(z);
 
   // The cache after the step.
   step.cache_mode = "none";
@@ -441,9 +444,7 @@ void Tracer::set_next_token(std::int64_t id) {
     throw std::invalid_argument("set_next_token: id " + std::to_string(id) +
                                 " is out of range [0, " + std::to_string(V) + ")");
   TokenText tok = t.token(id);
-  step.next = Candidate{tok.id, tok.text, 0};
-  for (const Candidate& c : step.top_k)
-    if (c.id == id) step.next->prob = c.prob;
+  step.next = Candidate{tok.id, tok.text, t.last_probs.at(std::size_t(id))};
   t.pending_next = id;
   if (!t.options.grads) return;
   if (!t.logits.defined() || !t.logits.requires_grad())
