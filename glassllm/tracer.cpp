@@ -475,7 +475,7 @@ void Tracer::set_next_token(std::int64_t id) {
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keys in the order written: format, version, ...
 
 // v rounded to `digits` significant digits (0: exact for the dtype: 9 digits
 // give back every float32, 17 every float64). NaN stays NaN: nlohmann_json
