@@ -25,6 +25,7 @@
 #include "glassllm/model.h"
 #include "glassllm/ops.h"
 #include "glassllm/tokenizer.h"
+#include "glassllm/tracer.h"
 
 namespace glassllm::cli {
 
@@ -225,6 +226,120 @@ ModelFigures model_figures(DType dt, int runs) {
   return f;
 }
 
+// ---- attention at the exaone-4.0-1.2b shape ----------------------------------------
+
+struct AttentionFigures {
+  double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;
+  std::size_t cache_bytes = 0;                       // K and V of all layers
+  std::size_t grouped_repeat_bytes = 0, repeat_kv_repeat_bytes = 0;  // repeat_kv copies
+  std::size_t grouped_written = 0, repeat_kv_written = 0;            // every op's output
+};
+
+// Reads n floats once and returns their sum: 16 independent accumulators so
+// the loop runs at the memory's speed, not at one add's latency.
+float read_all(const float* p, std::size_t n) {
+  float acc[16] = {};
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
+  for (; i < n; ++i) acc[0] += p[i];
+  float total = 0;
+  for (float a : acc) total += a;
+  return total;
+}
+
+// One decode step's attention (scores, mask, softmax, probs @ V) over all 30
+// layers of caches already holding 4096 positions, float32, both K/V paths;
+// the floor is reading the caches' 480 MiB once, measured in the same run.
+AttentionFigures exaone_attention(int runs) {
+  const StackShape s{30, 32, 8, 64, 4096};
+  no_grad guard;
+  Cache caches = filled_caches(s, s.ctx, DType::float32);
+  Tensor q = randn({1, s.heads, 1, s.head_dim}, 2);
+  AttentionFigures f;
+  for (const KVCache& c : caches) f.cache_bytes += c.nbytes();
+  auto step = [&](Attention path) {
+    for (std::size_t l = 0; l < s.layers; ++l)
+      attend(q, caches[l].k(), caches[l].v(), s.ctx - 1, 0, path, l);
+  };
+  for (Attention path : {Attention::grouped, Attention::repeat_kv}) {
+    OpGraphRecorder recorder;
+    step(path);
+    std::size_t written = 0;
+    for (const OpNode& n : recorder.graph().nodes) written += n.bytes;
+    bool g = path == Attention::grouped;
+    (g ? f.grouped_written : f.repeat_kv_written) = written;
+    (g ? f.grouped_repeat_bytes : f.repeat_kv_repeat_bytes) =
+        recorder.graph().bytes_written("repeat_kv");
+  }
+  volatile float sink = 0;
+  auto floor = [&] {
+    float total = 0;
+    for (const KVCache& c : caches) {
+      total += read_all(c.k().data<float>(), c.k().size());
+      total += read_all(c.v().data<float>(), c.v().size());
+    }
+    sink = total;
+  };
+  // Interleaved, so that a noisy neighbour slows all three alike.
+  std::vector<double> tg, tr, tf;
+  floor();
+  step(Attention::grouped);
+  for (int r = 0; r < runs; ++r) {
+    tf.push_back(median_seconds(floor, 1));
+    tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
+    tr.push_back(median_seconds([&] { step(Attention::repeat_kv); }, 1));
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  f.floor_ms = 1e3 * median(tf);
+  f.grouped_ms = 1e3 * median(tg);
+  f.repeat_kv_ms = 1e3 * median(tr);
+  (void)sink;
+  return f;
+}
+
+// ---- the tracer's cost ---------------------------------------------------------------
+
+struct TracerFigures {
+  double prefill_ms = 0, traced_prefill_ms = 0, to_json_ms = 0;
+  std::size_t json_bytes = 0;
+};
+
+// A default-config prefill of 128 tokens, float32, with and without a Tracer
+// (default options: every layer and head, the op graph), and the JSON.
+TracerFigures tracer_cost(int runs) {
+  Config cfg;
+  cfg.vocab_size = Tokenizer().vocab_size();
+  GlassLM model(cfg, 0);
+  std::vector<std::int64_t> tokens(cfg.max_len);
+  for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = std::int64_t((i * 7) % cfg.vocab_size);
+  no_grad guard;
+  TracerFigures f;
+  std::vector<double> plain, traced;
+  for (int r = 0; r < runs; ++r) {
+    plain.push_back(median_seconds([&] { model.forward(tokens); }, 1));
+    traced.push_back(median_seconds([&] {
+      Tracer tracer;
+      model.forward(tokens);
+    }, 1));
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  f.prefill_ms = 1e3 * median(plain);
+  f.traced_prefill_ms = 1e3 * median(traced);
+  Tracer tracer;
+  model.forward(tokens);
+  std::string json;
+  f.to_json_ms = 1e3 * median_seconds([&] { json = tracer.to_json(); }, 3);
+  f.json_bytes = json.size();
+  return f;
+}
+
 }  // namespace
 
 int bench(const BenchArgs& args) {
@@ -257,6 +372,10 @@ int bench(const BenchArgs& args) {
   std::vector<ModelFigures> models{model_figures<float>(DType::float32, model_runs),
                                    model_figures<double>(DType::float64, model_runs)};
 
+  // (e) attention at the exaone-4.0-1.2b shape, and the tracer's cost.
+  AttentionFigures att = exaone_attention(args.runs > 0 ? args.runs : 7);
+  TracerFigures tr = tracer_cost(model_runs);
+
   if (json) {
     nlohmann::json j;
     j["blas_library"] = info.library;
@@ -286,6 +405,21 @@ int bench(const BenchArgs& args) {
       j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
       j["train_step_gemm_fraction_1thread" + d] = m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
     }
+    j["attention_exaone_grouped_ms"] = att.grouped_ms;
+    j["attention_exaone_repeat_kv_ms"] = att.repeat_kv_ms;
+    j["attention_exaone_floor_ms"] = att.floor_ms;
+    j["attention_exaone_grouped_over_floor"] = att.grouped_ms / att.floor_ms;
+    j["attention_exaone_repeat_kv_over_grouped"] = att.repeat_kv_ms / att.grouped_ms;
+    j["attention_exaone_cache_bytes"] = att.cache_bytes;
+    j["attention_exaone_grouped_repeat_bytes"] = att.grouped_repeat_bytes;
+    j["attention_exaone_repeat_kv_repeat_bytes"] = att.repeat_kv_repeat_bytes;
+    j["attention_exaone_grouped_written_bytes"] = att.grouped_written;
+    j["attention_exaone_repeat_kv_written_bytes"] = att.repeat_kv_written;
+    j["tracer_prefill_ms_float32"] = tr.prefill_ms;
+    j["tracer_traced_prefill_ms_float32"] = tr.traced_prefill_ms;
+    j["tracer_overhead_ratio"] = tr.traced_prefill_ms / tr.prefill_ms;
+    j["tracer_to_json_ms"] = tr.to_json_ms;
+    j["tracer_json_bytes"] = tr.json_bytes;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -335,7 +469,27 @@ int bench(const BenchArgs& args) {
   std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
   for (const ModelFigures& m : models)
     std::printf("%12.2f ", m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread);
-  std::printf("\n");
+  std::printf("\n\n");
+
+  const double mib = 1 << 20;
+  std::printf("One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
+              "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
+  std::printf("  %-40s %10s %16s %16s\n", "", "ms/token", "repeat_kv MiB", "all ops MiB");
+  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", att.grouped_ms,
+              att.grouped_repeat_bytes / mib, att.grouped_written / mib);
+  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", att.repeat_kv_ms,
+              att.repeat_kv_repeat_bytes / mib, att.repeat_kv_written / mib);
+  std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", att.floor_ms);
+  std::printf("  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
+              att.cache_bytes / mib, att.grouped_ms / att.floor_ms,
+              att.repeat_kv_ms / att.grouped_ms);
+
+  std::printf("The tracer, default config, prefill of 128 tokens, float32, medians\n");
+  std::printf("  prefill without a tracer (ms)   %8.2f\n", tr.prefill_ms);
+  std::printf("  prefill with a tracer (ms)      %8.2f  (x%.2f)\n", tr.traced_prefill_ms,
+              tr.traced_prefill_ms / tr.prefill_ms);
+  std::printf("  to_json of that step (ms)       %8.2f  (%.1f MB)\n", tr.to_json_ms,
+              tr.json_bytes / 1e6);
   return 0;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "glassllm/model.h"
+
 namespace glassllm::cli {
 
 struct GradcheckArgs {
@@ -82,6 +84,35 @@ struct EvalArgs {
   std::optional<int> threads;
 };
 int eval(const EvalArgs& args);
+struct TraceArgs {
+  std::string dir;  // "": the bundled model
+  std::string prompt, out, attention = "repeat_kv", layers, heads;
+  std::size_t steps = 16, top_k = 5;
+  int precision = 6;
+  bool grads = false;
+};
+int trace(const TraceArgs& args);
+
+/// The bundled model's folder: models/demo in the source tree this binary was
+/// built from, else <prefix>/share/glassllm/models/demo beside an installed
+/// binary (<prefix>/bin/glassllm). Throws naming both places if neither exists.
+std::string bundled_model_dir();
+
+struct MemoryArgs {
+  std::string preset, dtype = "float32";
+  std::size_t n_layers = 4, n_heads = 4, n_kv_heads = 2, head_dim = 32;
+  std::size_t ctx = 0;  // 0: the preset's context, else 128
+};
+int memory(const MemoryArgs& args);
+
+/// The shape of an attention-only stack: what `glassllm memory` and the
+/// benchmark run one decode step of (batch 1).
+struct StackShape {
+  std::size_t layers, heads, kv_heads, head_dim, ctx;
+};
+/// One preallocated KVCache of ctx positions per layer, holding `filled`
+/// positions of random keys and values (the same random block in every layer).
+Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype);
 
 /// Parses "4,5,6" into ids; throws naming the bad entry.
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);

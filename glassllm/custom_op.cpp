@@ -26,6 +26,7 @@ Tensor custom_op(const std::string& name, const std::vector<Tensor>& inputs,
       return backward(inputs, output, dout);
     };
   }
+  if (detail::op_observer) detail::op_observer->on_op(out, inputs.data(), inputs.size());
   return out;
 }
 

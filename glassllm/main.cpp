@@ -85,6 +85,35 @@ int main(int argc, char** argv) {
   ge->add_option("--attention", gen.attention, attention_help)->capture_default_str();
   ge->add_option("--cache", gen.cache, "concat or preallocated")->capture_default_str();
 
+  cli::TraceArgs trace;
+  auto* tr = app.add_subcommand(
+      "trace", "Generate from a prompt and record every step (tokens, per-layer attention "
+               "snapshots, top-k, cache, op graph) as JSON for the inspector.");
+  tr->add_option("dir", trace.dir, "Checkpoint folder (default: the bundled model)");
+  tr->add_option("--prompt", trace.prompt, "Text to continue")->required();
+  tr->add_option("--out", trace.out, "Output .json file")->required();
+  tr->add_option("--steps", trace.steps, "Decode steps after the prefill")->capture_default_str();
+  tr->add_option("--attention", trace.attention, attention_help)->capture_default_str();
+  tr->add_flag("--grads", trace.grads,
+               "Also record d log p(next token) / d snapshot for every snapshot");
+  tr->add_option("--layers", trace.layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
+  tr->add_option("--heads", trace.heads, "Query heads to snapshot, e.g. 0,2 (default: all)");
+  tr->add_option("--precision", trace.precision, "Significant digits (0: exact)")
+      ->capture_default_str();
+  tr->add_option("--top-k", trace.top_k, "Next-token candidates per step")->capture_default_str();
+
+  cli::MemoryArgs mem;
+  auto* me = app.add_subcommand(
+      "memory", "Bytes one decode step moves: the K/V cache, and what repeat_kv copies on each "
+                "K/V path (counted on a recorded decode step).");
+  me->add_option("--preset", mem.preset, "A model shape: exaone-4.0-1.2b");
+  me->add_option("--n-layers", mem.n_layers, "Transformer blocks")->capture_default_str();
+  me->add_option("--n-heads", mem.n_heads, "Query heads")->capture_default_str();
+  me->add_option("--n-kv-heads", mem.n_kv_heads, "Key/value heads")->capture_default_str();
+  me->add_option("--head-dim", mem.head_dim, "Head dimension")->capture_default_str();
+  me->add_option("--ctx", mem.ctx, "Positions in the cache (default: the preset's, else 128)");
+  me->add_option("--dtype", mem.dtype, "float16, float32 or float64")->capture_default_str();
+
   cli::BenchArgs bench;
   auto* be = app.add_subcommand(
       "bench", "Measure ops, matrix products and the model (prefill, decode, training step).");
@@ -148,6 +177,8 @@ int main(int argc, char** argv) {
     if (*be) return cli::bench(bench);
     if (*ta) return cli::train(tr);
     if (*ea) return cli::eval(ev);
+    if (*tr) return cli::trace(trace);
+    if (*me) return cli::memory(mem);
   } catch (const std::exception& e) {
     std::cerr << "glassllm: " << e.what() << "\n";
     return 1;

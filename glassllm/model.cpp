@@ -16,10 +16,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
 #include "glassllm/ops.h"
+#include "glassllm/trace_hooks.h"
 
 namespace glassllm {
 
@@ -276,6 +278,59 @@ std::int64_t i64(std::size_t v) {
 
 }  // namespace
 
+// ---- attention ---------------------------------------------------------------------
+
+// The one place the two K/V sharing paths differ. Both compute, per query
+// head h (meeting K/V head h / G):
+//   scores = q k^T / sqrt(hd), probs = softmax over the keys, where a query
+//   sees a key iff the key's position <= the query's (causal_softmax: the
+//   hidden scores count as -inf, their probabilities are exactly 0),
+//   out = probs v.
+Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
+              std::size_t start, std::size_t key_start, Attention path, std::size_t layer) {
+  if (q.ndim() != 4 || keys.ndim() != 4 || keys.shape() != values.shape() ||
+      q.dim(0) != keys.dim(0) || q.dim(3) != keys.dim(3) || keys.dim(1) == 0 ||
+      q.dim(1) % keys.dim(1) != 0)
+    throw std::invalid_argument(
+        "attend: expected q [B, H, T, hd] and keys, values [B, Hkv, m, hd] with Hkv "
+        "dividing H, got " + shape_str(q.shape()) + ", " + shape_str(keys.shape()) + ", " +
+        shape_str(values.shape()));
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), G = H / Hkv, m = keys.dim(2);
+  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
+  const double scale = 1.0 / std::sqrt(double(hd));
+  // The tracer shows scores and probabilities as [B, H, T, m] on both paths.
+  const Shape per_head{B, H, T, m};
+
+  Tensor scores, probs, out;
+  if (path == Attention::repeat_kv) {
+    // Reference path. [B, Hkv, m, hd] -> [B, H, m, hd]: K/V head i copied G
+    // times, so query head h meets K/V head h / G.
+    Tensor keys_rep = repeat_kv(keys, G), values_rep = repeat_kv(values, G);
+    // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
+    scores = matmul_t(q, keys_rep) * scale;
+    trace::scores(layer, scores, per_head, start, key_start);
+    probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
+    trace::snapshot("attn.softmax", layer, probs);
+    out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
+  } else {
+    // Grouped path, no copy of K or V. The G query heads of one group are
+    // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
+    // row g*T + t of group i is query t of head i*G + g.
+    Tensor q_grouped = reshape(q, {b_, i64(Hkv), i64(G * T), hd_});
+    // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m]
+    // (a view of [B, H, T, m]: the same numbers as the reference's scores)
+    scores = matmul_t(q_grouped, keys) * scale;
+    trace::scores(layer, scores, per_head, start, key_start);
+    // Row g*T + t is query t: the mask repeats every T rows.
+    probs = causal_softmax(scores, start, key_start, T);  // [B, Hkv, G*T, m]
+    trace::snapshot("attn.softmax", layer, probs, per_head);
+    // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
+    out = reshape(matmul(probs, values), {b_, i64(H), t_, hd_});
+  }
+  return out;
+}
+
 Tensor GlassLM::forward(const std::vector<std::int64_t>& tokens, Cache* cache,
                         std::size_t start) const {
   return forward(TokenBatch{tokens}, cache, start);
@@ -323,16 +378,20 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
                                 std::to_string(start) + " + " + std::to_string(T) +
                                 " tokens); crop the input to its last max_len tokens");
 
-  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads, G = cfg_.n_rep();
+  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
   const std::size_t hd = cfg_.head_dim();
   const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
-  const double scale = 1.0 / std::sqrt(double(hd));
+
+  // An active tracer records this call as one step (nothing happens otherwise).
+  trace::StepScope step(*this, ids, B, T, start, cache);
 
   // [B, T] ids -> [B, T, d_model]
   Tensor x = embedding(embed_tokens, ids, {B, T});
 
   for (std::size_t l = 0; l < layers.size(); ++l) {
     const LayerWeights& w = layers[l];
+    trace::layer(int(l));
+    trace::snapshot("resid.in", l, x);  // the residual stream entering block l
 
     // ---- attention -------------------------------------------------------------
     Tensor h = mul(rmsnorm(x, cfg_.norm_eps), w.input_layernorm);  // [B, T, d_model]
@@ -346,6 +405,10 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
     // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
     q = rope(q, start, cfg_.rope_theta);
     k = rope(k, start, cfg_.rope_theta);
+    // Recorded as they enter the scores: any score is q . k / sqrt(hd).
+    trace::snapshot("attn.q", l, q);
+    trace::snapshot("attn.k", l, k);
+    trace::snapshot("attn.v", l, v);
 
     // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
     // position of key 0. Without a cache: the new tokens only (m = T, key j at
@@ -365,31 +428,9 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
       // its fixed K/V buffer: attend over the buffer, mask what is not written).
     }
 
-    // scores = q k^T / sqrt(hd); probs = softmax over the keys, where a query
-    // sees a key iff the key's position <= the query's (causal_softmax: the
-    // hidden scores count as -inf, their probabilities are exactly 0).
-    Tensor scores, probs, out;
-    if (attention == Attention::repeat_kv) {
-      // Reference path. [B, Hkv, m, hd] -> [B, H, m, hd]: K/V head i copied G
-      // times, so query head h meets K/V head h / G.
-      Tensor keys_rep = repeat_kv(keys, G), values_rep = repeat_kv(values, G);
-      // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
-      scores = matmul_t(q, keys_rep) * scale;
-      probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
-      out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
-    } else {
-      // Grouped path, no copy of K or V. The G query heads of one group are
-      // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
-      // row g*T + t of group i is query t of head i*G + g.
-      Tensor q_grouped = reshape(q, {b_, i64(Hkv), i64(G * T), hd_});
-      // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m]
-      // (a view of [B, H, T, m]: the same numbers as the reference's scores)
-      scores = matmul_t(q_grouped, keys) * scale;
-      // Row g*T + t is query t: the mask repeats every T rows.
-      probs = causal_softmax(scores, start, key_start, T);  // [B, Hkv, G*T, m]
-      // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
-      out = reshape(matmul(probs, values), {b_, i64(H), t_, hd_});
-    }
+    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]
+    Tensor out = attend(q, keys, values, start, key_start, attention, l);
+    trace::snapshot("attn.out", l, out);
     // [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
     out = reshape(permute(out, {0, 2, 1, 3}), {b_, t_, i64(H * hd)});
     x = x + linear(out, w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
@@ -400,8 +441,11 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
     x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
   }
 
-  x = mul(rmsnorm(x, cfg_.norm_eps), norm);  // [B, T, d_model]
-  return linear(x, lm_head);                 // [B, T, d_model] -> [B, T, vocab_size]
+  trace::layer(-1);
+  x = mul(rmsnorm(x, cfg_.norm_eps), norm);     // [B, T, d_model]
+  Tensor logits = linear(x, lm_head);           // [B, T, d_model] -> [B, T, vocab_size]
+  step.finish(logits, cache);
+  return logits;
 }
 
 // ---- training loss ---------------------------------------------------------------
@@ -484,7 +528,8 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
                                 std::to_string(options.temperature));
   std::vector<std::int64_t> tokens = prompt;
   if (options.max_new_tokens == 0) return tokens;
-  no_grad guard;
+  std::optional<no_grad> guard;
+  if (!options.record_graph) guard.emplace();
   std::mt19937_64 rng(options.seed);
   const std::size_t L = cfg_.max_len;
 
@@ -504,6 +549,7 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
                             ? greedy(z)
                             : sample(z, options.temperature, options.top_k, rng);
     tokens.push_back(next);
+    if (options.on_step) options.on_step(logits, next);
     if (step + 1 == options.max_new_tokens) break;  // no logits needed after the last
     std::size_t held = cache[0].length();
     if (held == L)

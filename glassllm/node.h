@@ -78,6 +78,34 @@ decltype(auto) dispatch(DType dtype, F&& f) {
   return f(double{});
 }
 
+// ---- watching ops --------------------------------------------------------------
+
+/// Something that wants to see every op as it runs (the tracer's op graph).
+/// The engine knows nothing more about it: finish_op (and custom_op) call
+/// on_op once per op result, with the op's inputs, whether or not the autograd
+/// graph is recorded. Installed per thread with set_op_observer.
+class OpObserver {
+ public:
+  virtual ~OpObserver() = default;
+  /// `out` was just made by `op` from inputs[0 .. n-1] (out's node already
+  /// carries the op's name).
+  virtual void on_op(const Tensor& out, const Tensor* inputs, std::size_t n) = 0;
+};
+
+namespace detail {
+// The observer of this thread, or nullptr: the only cost inference pays is
+// this one pointer test per op.
+inline thread_local OpObserver* op_observer = nullptr;
+}  // namespace detail
+
+/// Installs `observer` (nullptr: none) on this thread; returns the previous
+/// one, to be put back when the new one is done.
+inline OpObserver* set_op_observer(OpObserver* observer) {
+  OpObserver* previous = detail::op_observer;
+  detail::op_observer = observer;
+  return previous;
+}
+
 // ---- recording the graph ------------------------------------------------------
 
 /// True when an op with these inputs must record its backward.
@@ -97,6 +125,7 @@ Tensor finish_op(Tensor out, const char* op, const std::vector<Tensor>& inputs,
     node.parents = inputs;
     node.backward = make_backward();
   }
+  if (detail::op_observer) detail::op_observer->on_op(out, inputs.data(), inputs.size());
   return out;
 }
 
@@ -115,6 +144,7 @@ Tensor finish_op(Tensor out, const char* op, std::initializer_list<Tensor> input
     node.parents.assign(inputs.begin(), inputs.end());
     node.backward = make_backward();
   }
+  if (detail::op_observer) detail::op_observer->on_op(out, inputs.begin(), inputs.size());
   return out;
 }
 

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                         # JSON
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing
+  libvalijson-dev                            # JSON Schema validation (trace format test)
 )
 
 # CI also fuzzes the checkpoint loader with clang's libFuzzer (fuzz/run.sh).

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -120,7 +121,25 @@ struct GenerateOptions {
   std::size_t top_k = 0;     ///< sample only among the k most likely tokens (0: all)
   std::uint64_t seed = 0;    ///< sampling seed
   CacheMode cache_mode = CacheMode::concat;
+  /// Run every forward with grad mode on, so that a backward can follow each
+  /// step (the tracer's gradients); off: everything runs under no_grad.
+  bool record_graph = false;
+  /// Called after each forward with its logits [1, T, vocab_size] and the id
+  /// chosen from their last row (e.g. to tell a Tracer: set_next_token).
+  std::function<void(const Tensor& logits, std::int64_t next)> on_step;
 };
+
+/// One layer's attention core, the part that differs between the two K/V
+/// sharing paths: softmax(causal(q k^T / sqrt(hd))) v.
+///   q [B, H, T, hd] (after RoPE) at positions query_start .. query_start+T-1,
+///   keys, values [B, Hkv, m, hd] with key j at position key_start + j
+///   -> [B, H, T, hd]. H must be a multiple of Hkv.
+/// repeat_kv copies keys and values to H heads first; grouped folds q to
+/// [B, Hkv, G*T, hd] and copies nothing. `layer` only labels what an active
+/// tracer records. GlassLM::forward calls it once per block.
+Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
+              std::size_t query_start, std::size_t key_start, Attention path,
+              std::size_t layer = 0);
 
 class GlassLM {
  public:
@@ -190,7 +209,8 @@ class GlassLM {
   /// positions restarting at 0 (dropping only the oldest key would not
   /// reproduce the states computed on the cropped history), so every logit
   /// equals a fresh full forward over the last max_len tokens. Runs under
-  /// no_grad. Throws for an empty prompt or an id outside the vocabulary.
+  /// no_grad unless options.record_graph. Throws for an empty prompt or an id
+  /// outside the vocabulary.
   std::vector<std::int64_t> generate(const std::vector<std::int64_t>& prompt,
                                      const GenerateOptions& options = {}) const;
 

@@ -1,0 +1,99 @@
+// cli_trace.cpp: `glassllm trace`: generate from a prompt with a Tracer
+// active, so every step (the prefill, each decode step, any window reset) is
+// recorded, and write the trace as JSON (docs/trace.schema.json).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+#include "glassllm/checkpoint.h"
+#include "glassllm/cli.h"
+#include "glassllm/tracer.h"
+
+#ifndef GLASSLLM_SOURCE_DIR
+#define GLASSLLM_SOURCE_DIR ""
+#endif
+
+namespace glassllm::cli {
+
+std::string bundled_model_dir() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> places;
+  if (*GLASSLLM_SOURCE_DIR) places.push_back(fs::path(GLASSLLM_SOURCE_DIR) / "models/demo");
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) places.push_back(exe.parent_path().parent_path() / "share/glassllm/models/demo");
+  std::string looked;
+  for (const fs::path& p : places) {
+    if (fs::exists(p / "config.json")) return p.string();
+    looked += (looked.empty() ? "" : " and ") + p.lexically_normal().string();
+  }
+  throw std::invalid_argument("there is no bundled model yet (looked in " + looked +
+                              "); pass a checkpoint folder as DIR, e.g. one made by "
+                              "`glassllm init --out DIR`");
+}
+
+namespace {
+
+std::vector<std::size_t> parse_indices(const std::string& text, const char* what,
+                                       std::size_t limit) {
+  std::vector<std::size_t> out;
+  if (text.empty()) return out;
+  for (std::int64_t v : parse_ids(text, what)) {
+    if (v < 0 || std::size_t(v) >= limit)
+      throw std::invalid_argument(std::string(what) + ": " + std::to_string(v) +
+                                  " is out of range [0, " + std::to_string(limit) + ")");
+    out.push_back(std::size_t(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+int trace(const TraceArgs& a) {
+  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
+  Checkpoint ckpt = load_checkpoint(dir);
+  GlassLM& model = ckpt.model;
+  model.attention = parse_attention(a.attention);
+  if (!ckpt.tokenizer)
+    throw std::invalid_argument("trace: " + dir +
+                                " has no glassllm_tokenizer.json; a text prompt needs one");
+  if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
+  const Config& cfg = model.config();
+  TraceOptions opt;
+  opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
+  opt.heads = parse_indices(a.heads, "--heads", cfg.n_heads);
+  opt.precision = a.precision;
+  opt.top_k = a.top_k;
+  opt.grads = a.grads;
+
+  const Tokenizer& tok = *ckpt.tokenizer;
+  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  Tracer tracer(opt, &tok);
+  GenerateOptions gen;
+  gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
+  gen.record_graph = a.grads;
+  gen.on_step = [&](const Tensor&, std::int64_t next) {
+    tracer.set_next_token(next);
+    if (a.grads)  // the weights' gradients are not part of the trace
+      for (auto& [name, w] : model.named_parameters()) w.zero_grad();
+  };
+  std::vector<std::int64_t> out = model.generate(prompt, gen);
+  tracer.write(a.out);
+
+  std::size_t decode = 0, resets = 0;
+  for (const TraceStep& s : tracer.steps()) {
+    decode += s.kind == "decode";
+    resets += s.kind == "window_reset";
+  }
+  std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()), out.end());
+  std::printf("wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu bytes\n",
+              a.out.c_str(), tracer.steps().size(), decode, resets,
+              attention_name(model.attention),
+              std::size_t(std::filesystem::file_size(a.out)));
+  std::cout << "continuation: " << tok.decode(continuation) << "\n";
+  return 0;
+}
+
+}  // namespace glassllm::cli

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Command-line tests of trace and memory. $1: the glassllm binary.
+set -u
+bin=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+one_line_error() {  # a command that must fail with one line on stderr containing $1
+  local want=$1; shift
+  local err status
+  err=$("$@" 2>&1 >/dev/null); status=$?
+  [ $status -ne 0 ] || fail "exited 0: $*"
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "error is not one line: $err"
+  printf '%s' "$err" | grep -qF -- "$want" || fail "error '$err' does not contain '$want'"
+}
+
+# A default-config checkpoint and a 64-character prompt.
+"$bin" init --out "$work/m" >/dev/null || fail "init"
+prompt=$(printf 'The quick brown fox jumps over the lazy dog; pack my box with fi')
+[ ${#prompt} -eq 64 ] || fail "prompt is ${#prompt} characters"
+
+# trace: 1 prefill + 16 decode steps, under about 10 MB at the default precision.
+out=$("$bin" trace "$work/m" --prompt "$prompt" --steps 16 --out "$work/t.json") || fail "trace: $out"
+echo "$out" | grep -q "17 steps (1 prefill, 16 decode, 0 window reset)" || fail "trace summary: $out"
+size=$(stat -c %s "$work/t.json")
+[ "$size" -lt 10000000 ] || fail "default trace is $size bytes"
+echo "default-config trace, 64-token prompt + 16 decode steps: $size bytes"
+grep -q '"format":"glassllm-trace"' "$work/t.json" || fail "no format field"
+grep -q '"version":1' "$work/t.json" || fail "no version field"
+
+# The repeat_kv path writes repeat_kv nodes; the grouped path none.
+"$bin" trace "$work/m" --prompt "ab" --steps 2 --out "$work/r.json" >/dev/null || fail "trace repeat_kv"
+"$bin" trace "$work/m" --prompt "ab" --steps 2 --attention grouped --grads --layers 0,3 --heads 1 \
+  --precision 3 --out "$work/g.json" >/dev/null || fail "trace grouped --grads"
+grep -q '"op":"repeat_kv"' "$work/r.json" || fail "no repeat_kv node on the repeat_kv path"
+grep -q '"op":"repeat_kv"' "$work/g.json" && fail "a repeat_kv node on the grouped path"
+grep -q '"grad":' "$work/g.json" || fail "--grads wrote no grad"
+grep -q '"kind":"decode"' "$work/g.json" || fail "no decode step"
+
+# Without DIR: the bundled model, or a clear message that there is none yet.
+if [ ! -f models/demo/config.json ]; then
+  one_line_error "there is no bundled model" "$bin" trace --prompt "ab" --out "$work/x.json"
+fi
+one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --prompt ab --layers 4 --out "$work/x.json"
+one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$work/x.json"
+
+# memory: the exaone-4.0-1.2b preset at float16 (DESIGN.md's cache formula,
+# and the article's figures: 60 repeats, 960 MiB, 1.88 GiB written + read).
+out=$("$bin" memory --preset exaone-4.0-1.2b --dtype float16) || fail "memory: $out"
+echo "$out"
+echo "$out" | grep -qE "total +240.00 MiB +recorded 240.00 MiB" || fail "cache total"
+echo "$out" | grep -qE "repeat_kv +60 +960.00 MiB +1920.00 MiB \(1.88 GiB\)" || fail "repeat_kv row"
+echo "$out" | grep -qE "grouped +0 +0.00 MiB +0.00 MiB" || fail "grouped row"
+# Default shape: 4 layers, 4 heads, 2 K/V heads, hd 32, 128 positions,
+# float32: per layer 2 * 128 * 2 * 32 * 4 = 64 KiB; 8 repeats (K and V x 4
+# layers) of [1, 4, 128, 32] * 4 bytes = 64 KiB each = 512 KiB, written and
+# read again: 1 MiB.
+out=$("$bin" memory) || fail "memory default"
+echo "$out" | grep -qE "per layer +64.00 KiB" || fail "default per layer: $out"
+echo "$out" | grep -qE "repeat_kv +8 +512.00 KiB +1.00 MiB" || fail "default repeat_kv: $out"
+one_line_error "unknown --preset" "$bin" memory --preset llama
+one_line_error "must divide" "$bin" memory --n-heads 4 --n-kv-heads 3
+
+for cmd in trace memory; do "$bin" "$cmd" --help >/dev/null || fail "$cmd --help"; done
+echo "cli_trace: all passed"
