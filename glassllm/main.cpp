@@ -86,21 +86,21 @@ int main(int argc, char** argv) {
   ge->add_option("--cache", gen.cache, "concat or preallocated")->capture_default_str();
 
   cli::TraceArgs trace;
-  auto* tr = app.add_subcommand(
+  auto* tc = app.add_subcommand(
       "trace", "Generate from a prompt and record every step (tokens, per-layer attention "
                "snapshots, top-k, cache, op graph) as JSON for the inspector.");
-  tr->add_option("dir", trace.dir, "Checkpoint folder (default: the bundled model)");
-  tr->add_option("--prompt", trace.prompt, "Text to continue")->required();
-  tr->add_option("--out", trace.out, "Output .json file")->required();
-  tr->add_option("--steps", trace.steps, "Decode steps after the prefill")->capture_default_str();
-  tr->add_option("--attention", trace.attention, attention_help)->capture_default_str();
-  tr->add_flag("--grads", trace.grads,
+  tc->add_option("dir", trace.dir, "Checkpoint folder (default: the bundled model)");
+  tc->add_option("--prompt", trace.prompt, "Text to continue")->required();
+  tc->add_option("--out", trace.out, "Output .json file")->required();
+  tc->add_option("--steps", trace.steps, "Decode steps after the prefill")->capture_default_str();
+  tc->add_option("--attention", trace.attention, attention_help)->capture_default_str();
+  tc->add_flag("--grads", trace.grads,
                "Also record d log p(next token) / d snapshot for every snapshot");
-  tr->add_option("--layers", trace.layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
-  tr->add_option("--heads", trace.heads, "Query heads to snapshot, e.g. 0,2 (default: all)");
-  tr->add_option("--precision", trace.precision, "Significant digits (0: exact)")
+  tc->add_option("--layers", trace.layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
+  tc->add_option("--heads", trace.heads, "Query heads to snapshot, e.g. 0,2 (default: all)");
+  tc->add_option("--precision", trace.precision, "Significant digits (0: exact)")
       ->capture_default_str();
-  tr->add_option("--top-k", trace.top_k, "Next-token candidates per step")->capture_default_str();
+  tc->add_option("--top-k", trace.top_k, "Next-token candidates per step")->capture_default_str();
 
   cli::MemoryArgs mem;
   auto* me = app.add_subcommand(
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     if (*be) return cli::bench(bench);
     if (*ta) return cli::train(tr);
     if (*ea) return cli::eval(ev);
-    if (*tr) return cli::trace(trace);
+    if (*tc) return cli::trace(trace);
     if (*me) return cli::memory(mem);
   } catch (const std::exception& e) {
     std::cerr << "glassllm: " << e.what() << "\n";
