@@ -91,7 +91,10 @@ int main(int argc, char** argv) {
                "snapshots, top-k, cache, op graph) as JSON for the inspector.");
   tr->add_option("dir", trace.dir, "Checkpoint folder (default: the bundled model)");
   tr->add_option("--prompt", trace.prompt, "Text to continue")->required();
-  tr->add_option("--out", trace.out, "Output .json file")->required();
+  tr->add_option("--out", trace.out, "Output .json file");
+  tr->add_option("--html", trace.html,
+                 "Also (or instead) write the inspector as one self-contained .html page "
+                 "holding the trace");
   tr->add_option("--steps", trace.steps, "Decode steps after the prefill")->capture_default_str();
   tr->add_option("--attention", trace.attention, attention_help)->capture_default_str();
   tr->add_flag("--grads", trace.grads,
