@@ -429,7 +429,7 @@ function renderCompare() {
   const worst = r.groups.find((g) => g.max === r.max && g.at);
   sum.replaceChildren('A: ' + state.name + ' (' + state.trace.doc.attention + '), B: ' + state.bName + ' (' +
     state.b.doc.attention + '). Largest |A \u2212 B| over every snapshot: ',
-    el('strong', { id: 'compare-max', 'data-max': String(r.max), text: showValue(r.max) }),
+    el('strong', { id: 'compare-max', 'data-max': String(r.max), text: showDiff(r.max) }),
     worst && r.max > 0 ? ' (' + worst.name + ', layer ' + worst.layer + (worst.at.head >= 0 ? ', head ' + worst.at.head : '') +
       ', position ' + worst.at.pos + ')' : '',
     '. Rows matched by snapshot, layer, head and position: ' + r.groups.reduce((a, g) => a + g.rows, 0) +
@@ -440,7 +440,7 @@ function renderCompare() {
     onclick: () => { state.cmpSel = i; renderCompare(); },
     onkeydown: (ev) => { if (ev.key === 'Enter') { state.cmpSel = i; renderCompare(); } },
   }, el('td', { text: String(g.layer) }), el('td', { text: g.name }), el('td', { text: String(g.rows) }),
-     el('td', { 'data-max': String(g.max), text: showValue(g.max) })));
+     el('td', { 'data-max': String(g.max), text: showDiff(g.max) })));
   $('compare-table').replaceChildren(el('thead', {}, head), el('tbody', {}, ...body));
   const g = r.groups[state.cmpSel];
   if (!g) return;
@@ -464,8 +464,16 @@ function renderCompare() {
   canvas.onmousemove = (ev) => {
     const cell = cellAt(canvas, ev, mat.rows, mat.cols, inset);
     if (!cell) return;
-    $('compare-readout').textContent = 'position ' + mat.rowLabel(cell.r) + ', column ' + cell.c + ': A \u2212 B = ' + showValue(mat.at(cell.r, cell.c));
+    $('compare-readout').textContent = 'position ' + mat.rowLabel(cell.r) + ', column ' + cell.c + ': A \u2212 B = ' + showDiff(mat.at(cell.r, cell.c));
   };
+}
+
+// A difference as text: float subtraction of two rounded numbers leaves
+// noise digits (0.036917000000000003); show as many digits as the traces kept.
+function showDiff(v) {
+  const p = state.trace.doc.options.precision;
+  if (typeof v !== 'number' || !Number.isFinite(v) || p === 0) return showValue(v);
+  return String(Number(v.toPrecision(p)));
 }
 
 function drawHeatmapDiverging(canvas, mat, lim) {
