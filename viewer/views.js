@@ -178,7 +178,7 @@ function setupChart(canvas) {
 function drawBars(canvas, labels, series, highlight, yFormat) {
   const { ctx, w, h } = setupChart(canvas);
   const left = 90, right = 10, top = 30, bottom = 34;
-  const max = Math.max(1, ...series.flatMap((s) => s.values));
+  const max = Math.max(0, ...series.flatMap((s) => s.values)) || 1;
   const n = labels.length, slot = (w - left - right) / Math.max(1, n);
   const bw = Math.max(1, (slot * 0.8) / series.length);
   ctx.strokeStyle = cssVar('--line'); ctx.fillStyle = cssVar('--muted');
