@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "glassllm/model.h"
@@ -86,12 +87,22 @@ struct EvalArgs {
 int eval(const EvalArgs& args);
 struct TraceArgs {
   std::string dir;  // "": the bundled model
-  std::string prompt, out, attention = "repeat_kv", layers, heads;
+  std::string prompt, out, html, attention = "repeat_kv", layers, heads;
   std::size_t steps = 16, top_k = 5;
   int precision = 6;
   bool grads = false;
 };
 int trace(const TraceArgs& args);
+
+/// The attention inspector (viewer/) as one self-contained HTML page, with an
+/// empty <script type="application/json" id="trace"> element for a trace.
+/// Generated at build time by cmake/viewer_page.cmake.
+std::string_view viewer_page_template();
+
+/// The inspector page with `trace_json` embedded, ready to open from disk.
+/// Every '<' of the JSON is written \u003c (so no token text can close the
+/// script element or open a comment in it), as are U+2028 and U+2029.
+std::string trace_page(std::string_view trace_json);
 
 /// The bundled model's folder: models/demo in the source tree this binary was
 /// built from, else <prefix>/share/glassllm/models/demo beside an installed

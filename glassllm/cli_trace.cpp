@@ -1,9 +1,11 @@
 // cli_trace.cpp: `glassllm trace`: generate from a prompt with a Tracer
 // active, so every step (the prefill, each decode step, any window reset) is
-// recorded, and write the trace as JSON (docs/trace.schema.json).
+// recorded, and write the trace as JSON (docs/trace.schema.json) and/or as
+// the attention inspector's self-contained page with the trace inside it.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -49,7 +51,58 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
   return out;
 }
 
+// Writes `text` to `path` through a temporary file and a rename, so a reader
+// never sees half a page.
+void write_atomically(const std::string& path, std::string_view text) {
+  namespace fs = std::filesystem;
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out.flush()) throw std::runtime_error("trace: writing " + tmp.string() + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path + ": " +
+                             ec.message());
+  }
+}
+
 }  // namespace
+
+std::string trace_page(std::string_view trace_json) {
+  // The JSON goes inside <script type="application/json" id="trace">. An HTML
+  // parser ends that element at the first "</script" and treats "<!--" in it
+  // specially, whatever JSON thinks of them; '<' only ever occurs inside JSON
+  // strings, where \u003c means the same character. U+2028 and U+2029 are
+  // escaped too, as older JavaScript did not allow them in string literals.
+  const std::string_view page = viewer_page_template();
+  const std::string_view slot = "<script type=\"application/json\" id=\"trace\">";
+  const std::size_t at = page.find(slot);
+  if (at == std::string_view::npos)
+    throw std::logic_error("trace: the inspector page has no trace element");
+  std::string out;
+  out.reserve(page.size() + trace_json.size() + trace_json.size() / 16);
+  out.append(page.substr(0, at + slot.size()));
+  for (std::size_t i = 0; i < trace_json.size(); ++i) {
+    const char c = trace_json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '\xE2' && i + 2 < trace_json.size() && trace_json[i + 1] == '\x80' &&
+               (trace_json[i + 2] == '\xA8' || trace_json[i + 2] == '\xA9')) {
+      out += trace_json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  out.append(page.substr(at + slot.size()));
+  return out;
+}
 
 int trace(const TraceArgs& a) {
   const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
@@ -60,6 +113,9 @@ int trace(const TraceArgs& a) {
     throw std::invalid_argument("trace: " + dir +
                                 " has no glassllm_tokenizer.json; a text prompt needs one");
   if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
+  if (a.out.empty() && a.html.empty())
+    throw std::invalid_argument("trace: nowhere to write; pass --out FILE.json, --html FILE.html "
+                                "or both");
   const Config& cfg = model.config();
   TraceOptions opt;
   opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
@@ -80,7 +136,8 @@ int trace(const TraceArgs& a) {
       for (auto& [name, w] : model.named_parameters()) w.zero_grad();
   };
   std::vector<std::int64_t> out = model.generate(prompt, gen);
-  tracer.write(a.out);
+  if (!a.out.empty()) tracer.write(a.out);
+  if (!a.html.empty()) write_atomically(a.html, trace_page(tracer.to_json()));
 
   std::size_t decode = 0, resets = 0;
   for (const TraceStep& s : tracer.steps()) {
@@ -88,10 +145,13 @@ int trace(const TraceArgs& a) {
     resets += s.kind == "window_reset";
   }
   std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()), out.end());
-  std::printf("wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu bytes\n",
-              a.out.c_str(), tracer.steps().size(), decode, resets,
-              attention_name(model.attention),
-              std::size_t(std::filesystem::file_size(a.out)));
+  for (const std::string& path : {a.out, a.html}) {
+    if (path.empty()) continue;
+    std::printf(
+        "wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu bytes\n",
+        path.c_str(), tracer.steps().size(), decode, resets, attention_name(model.attention),
+        std::size_t(std::filesystem::file_size(path)));
+  }
   std::cout << "continuation: " << tok.decode(continuation) << "\n";
   return 0;
 }

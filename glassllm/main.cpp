@@ -91,7 +91,10 @@ int main(int argc, char** argv) {
                "snapshots, top-k, cache, op graph) as JSON for the inspector.");
   tc->add_option("dir", trace.dir, "Checkpoint folder (default: the bundled model)");
   tc->add_option("--prompt", trace.prompt, "Text to continue")->required();
-  tc->add_option("--out", trace.out, "Output .json file")->required();
+  tc->add_option("--out", trace.out, "Output .json file");
+  tc->add_option("--html", trace.html,
+                 "Also (or instead) write the inspector as one self-contained .html page "
+                 "holding the trace");
   tc->add_option("--steps", trace.steps, "Decode steps after the prefill")->capture_default_str();
   tc->add_option("--attention", trace.attention, attention_help)->capture_default_str();
   tc->add_flag("--grads", trace.grads,

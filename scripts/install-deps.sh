@@ -12,6 +12,7 @@ packages=(
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing
   libvalijson-dev                            # JSON Schema validation (trace format test)
+  chromium                                   # the inspector's browser tests (tests/viewer/)
 )
 
 # CI also fuzzes the checkpoint loader with clang's libFuzzer (fuzz/run.sh).
@@ -24,6 +25,11 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+# Node.js and npm for those tests: Debian's, unless a node and npm already exist.
+if [ "${1:-}" != "--fuzz" ] && ! { command -v node && command -v npm; } >/dev/null; then
+  missing+=(nodejs npm)
+fi
+
 if ((${#missing[@]})); then
   echo "install-deps: installing ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then
@@ -33,4 +39,12 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The inspector's tests drive Debian's Chromium with playwright-core from the
+# npm registry (viewer/package-lock.json). Never a downloaded browser.
+viewer="$(cd "$(dirname "$0")/.." && pwd)/viewer"
+if [ "${1:-}" != "--fuzz" ] && [ ! -d "$viewer/node_modules/playwright-core" ]; then
+  echo "install-deps: npm ci --prefix viewer (playwright-core, no browser download)"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$viewer" --no-audit --no-fund >/dev/null
 fi
