@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build, run the main job.
+# The README's first command: install what is missing, build, check every
+# op's gradient, run the bundled model on a default prompt and trace it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 ./build/glassllm gradcheck
+echo
+echo "The bundled model (models/demo) copying a string it has never seen:"
+./build/glassllm generate models/demo --prompt "C GlassLM2026=" --max-new-tokens 12
+mkdir -p out
+./build/glassllm trace models/demo --prompt "C GlassLM2026=" --steps 12 --out out/demo-trace.json
+echo "The trace of that run: $(pwd)/out/demo-trace.json"
