@@ -69,8 +69,8 @@ int main() {
   // doc:end check
 
   // doc:begin fail
-  GradCheckResult r =
-      gradcheck([](const auto& in) { return logsumexp_wrong(in[0]); }, {a}, {}, "logsumexp");
+  GradCheckResult r = gradcheck([](const auto& in) { return logsumexp_wrong(in[0]); },
+                                {a}, {}, "logsumexp");
   std::cout << (r.passed ? "passed" : "failed") << ":\n" << r.message();
   // doc:end fail
   return 0;

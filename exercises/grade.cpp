@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
       {1, "ex01_elementwise", "elementwise backward (mul, exp, silu)",
        [](std::ostream& o) { return grade_elementwise(my_mul, my_exp, my_silu, o); }},
       {2, "ex02_broadcasting", "broadcasting backward (summing back to an input's shape)",
-       [](std::ostream& o) { return grade_broadcasting(my_sum_to_shape, my_mul_broadcast, o); }},
+       [](std::ostream& o) {
+         return grade_broadcasting(my_sum_to_shape, my_mul_broadcast, o);
+       }},
       {3, "ex03_reductions", "reductions (mean, max)",
        [](std::ostream& o) { return grade_reductions(my_mean, my_max, o); }},
       {4, "ex04_softmax", "softmax backward",
@@ -34,12 +36,14 @@ int main(int argc, char** argv) {
        [](std::ostream& o) { return grade_rope(my_rope, o); }},
       {9, "ex09_kv_cache", "the K/V cache append (incremental == full)",
        [](std::ostream& o) { return grade_kv_cache(my_cache_append, o); }},
-      {10, "ex10_grouped_attention", "grouped attention (== repeat_kv, values and gradients)",
+      {10, "ex10_grouped_attention",
+       "grouped attention (== repeat_kv, values and gradients)",
        [](std::ostream& o) { return grade_grouped_attention(my_grouped_attention, o); }},
   };
   std::string arg = argc == 2 ? argv[1] : "";
   if (arg == "list") {
-    for (const Exercise& e : all) std::cout << e.number << "  " << e.name << "  " << e.title << "\n";
+    for (const Exercise& e : all)
+      std::cout << e.number << "  " << e.name << "  " << e.title << "\n";
     return 0;
   }
   char* end = nullptr;

@@ -18,7 +18,8 @@ namespace {
 
 std::string index_str(const std::vector<std::size_t>& index) {
   std::string s = "(";
-  for (std::size_t i = 0; i < index.size(); ++i) s += (i ? "," : "") + std::to_string(index[i]);
+  for (std::size_t i = 0; i < index.size(); ++i)
+    s += (i ? "," : "") + std::to_string(index[i]);
   return s + (index.size() == 1 ? ",)" : ")");
 }
 
@@ -56,8 +57,8 @@ class Checker {
   }
 
   // got == want up to tol: shapes equal, max |got - want| <= tol.
-  void close(const std::string& what, const std::function<Tensor()>& got, const Tensor& want,
-             double tol = 1e-12) {
+  void close(const std::string& what, const std::function<Tensor()>& got,
+             const Tensor& want, double tol = 1e-12) {
     guarded(what, [&] {
       Tensor g = got();
       if (!g.defined() || g.shape() != want.shape()) {
@@ -68,18 +69,21 @@ class Checker {
         return;
       }
       double d = max_abs_diff(g, want);
-      line(what, "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")", d <= tol);
+      line(what, "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")",
+           d <= tol);
     });
   }
 
   // The engine's gradient checker on f, one table row per input.
-  void grad(const std::string& name, const TensorFn& f, const std::vector<Tensor>& inputs) {
+  void grad(const std::string& name, const TensorFn& f,
+            const std::vector<Tensor>& inputs) {
     guarded(name, [&] {
       GradCheckResult r = gradcheck(f, inputs, GradCheckOptions{}, name);
       if (!table_) {
         GradCheckOptions o;
         out_ << "  gradient checks (float64, eps " << o.eps << ", atol " << o.atol
-             << ", rtol " << o.rtol << "): analytic = backward(), numeric = "
+             << ", rtol " << o.rtol
+             << "): analytic = backward(), numeric = "
                 "central differences\n";
         char head[200];
         std::snprintf(head, sizeof head, "  %-30s %5s %-12s %-11s %12s %12s %8s %8s\n",
@@ -90,17 +94,19 @@ class Checker {
       }
       for (const InputCheck& c : r.inputs) {
         char row[240];
-        std::snprintf(row, sizeof row, "  %-30s %5zu %-12s %-11s %12.6f %12.6f %8.1e %8.1e  %s\n",
+        std::snprintf(row, sizeof row,
+                      "  %-30s %5zu %-12s %-11s %12.6f %12.6f %8.1e %8.1e  %s\n",
                       name.c_str(), c.input, shape_str(c.shape).c_str(),
-                      index_str(c.worst_index).c_str(), c.analytic, c.numeric, c.max_abs_err,
-                      c.max_rel_err, c.passed ? "PASS" : "FAIL");
+                      index_str(c.worst_index).c_str(), c.analytic, c.numeric,
+                      c.max_abs_err, c.max_rel_err, c.passed ? "PASS" : "FAIL");
         out_ << row;
       }
       for (const InputCheck& c : r.inputs)
         if (!c.passed)
           out_ << "    -> " << name << ": input " << c.input << " at index "
-               << index_str(c.worst_index) << ": your backward gives " << fmt("%.6f", c.analytic)
-               << ", finite differences give " << fmt("%.6f", c.numeric) << "\n";
+               << index_str(c.worst_index) << ": your backward gives "
+               << fmt("%.6f", c.analytic) << ", finite differences give "
+               << fmt("%.6f", c.numeric) << "\n";
       passed_ = passed_ && r.passed;
     });
   }
@@ -149,7 +155,8 @@ const std::vector<std::int64_t> kTargets{1, 4, 1, 5, 9, 2, 6, 5, 3, 5};
 // Prefill `prompt` tokens, then one token per step; all logits [1, n, V].
 Tensor decode_all(const GlassLM& model, Cache& cache, std::size_t prompt) {
   std::vector<Tensor> parts;
-  std::vector<std::int64_t> first(kTokens.begin(), kTokens.begin() + std::ptrdiff_t(prompt));
+  std::vector<std::int64_t> first(kTokens.begin(),
+                                  kTokens.begin() + std::ptrdiff_t(prompt));
   parts.push_back(model.forward(first, &cache, 0));
   for (std::size_t i = prompt; i < kTokens.size(); ++i)
     parts.push_back(model.forward(std::vector<std::int64_t>{kTokens[i]}, &cache, i));
@@ -160,15 +167,20 @@ Tensor decode_all(const GlassLM& model, Cache& cache, std::size_t prompt) {
 
 // ---- Exercise 1 ----------------------------------------------------------------
 
-bool grade_elementwise(const BinaryFn& my_mul, const UnaryFn& my_exp, const UnaryFn& my_silu,
-                       std::ostream& out) {
+bool grade_elementwise(const BinaryFn& my_mul, const UnaryFn& my_exp,
+                       const UnaryFn& my_silu, std::ostream& out) {
   Checker c(out);
   Tensor a = randn64({2, 3}, 1), b = randn64({2, 3}, 2), x = randn64({3, 4}, 3) * 2.0;
-  c.close("forward: my_mul == mul", [&] { return my_mul(a, b); }, mul(a, b));
-  c.close("forward: my_exp == exp", [&] { return my_exp(x); }, exp(x));
-  c.close("forward: my_silu == silu", [&] { return my_silu(x); }, silu(x));
-  c.grad("my_mul (2,3)*(2,3)", [&](const auto& in) { return my_mul(in[0], in[1]); }, {a, b});
-  c.grad("my_mul(x, x): used twice", [&](const auto& in) { return my_mul(in[0], in[0]); }, {a});
+  c.close(
+      "forward: my_mul == mul", [&] { return my_mul(a, b); }, mul(a, b));
+  c.close(
+      "forward: my_exp == exp", [&] { return my_exp(x); }, exp(x));
+  c.close(
+      "forward: my_silu == silu", [&] { return my_silu(x); }, silu(x));
+  c.grad("my_mul (2,3)*(2,3)", [&](const auto& in) { return my_mul(in[0], in[1]); },
+         {a, b});
+  c.grad("my_mul(x, x): used twice", [&](const auto& in) { return my_mul(in[0], in[0]); },
+         {a});
   c.grad("my_exp", [&](const auto& in) { return my_exp(in[0]); }, {x});
   c.grad("my_exp(my_exp(x))", [&](const auto& in) { return my_exp(my_exp(in[0])); },
          {randn64({5}, 4)});
@@ -178,8 +190,9 @@ bool grade_elementwise(const BinaryFn& my_mul, const UnaryFn& my_exp, const Unar
 
 // ---- Exercise 2 ----------------------------------------------------------------
 
-bool grade_broadcasting(const std::function<Tensor(const Tensor&, const Shape&)>& my_sum_to_shape,
-                        const BinaryFn& my_mul_broadcast, std::ostream& out) {
+bool grade_broadcasting(
+    const std::function<Tensor(const Tensor&, const Shape&)>& my_sum_to_shape,
+    const BinaryFn& my_mul_broadcast, std::ostream& out) {
   Checker c(out);
   struct Case {
     Shape from, to;
@@ -190,8 +203,9 @@ bool grade_broadcasting(const std::function<Tensor(const Tensor&, const Shape&)>
                                          {{2, 3}, {}},
                                          {{2, 3}, {2, 3}}}) {
     Tensor g = randn64(k.from, 5);
-    c.close("my_sum_to_shape " + shape_str(k.from) + " -> " + shape_str(k.to),
-            [&] { return my_sum_to_shape(g, k.to); }, sum_to_shape(g, k.to));
+    c.close(
+        "my_sum_to_shape " + shape_str(k.from) + " -> " + shape_str(k.to),
+        [&] { return my_sum_to_shape(g, k.to); }, sum_to_shape(g, k.to));
   }
   auto mb = [&](const std::vector<Tensor>& in) { return my_mul_broadcast(in[0], in[1]); };
   c.grad("(4,1,3) * (2,3)", mb, {randn64({4, 1, 3}, 6), randn64({2, 3}, 7)});
@@ -199,7 +213,9 @@ bool grade_broadcasting(const std::function<Tensor(const Tensor&, const Shape&)>
   c.grad("(3,1) * (1,4)", mb, {randn64({3, 1}, 10), randn64({1, 4}, 11)});
   c.grad("(2,3) * (2,3)", mb, {randn64({2, 3}, 12), randn64({2, 3}, 13)});
   c.grad("x * (x * y): x used twice",
-         [&](const auto& in) { return my_mul_broadcast(in[0], my_mul_broadcast(in[0], in[1])); },
+         [&](const auto& in) {
+           return my_mul_broadcast(in[0], my_mul_broadcast(in[0], in[1]));
+         },
          {randn64({3, 1}, 14), randn64({3, 4}, 15)});
   return c.passed();
 }
@@ -218,20 +234,22 @@ bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& my_
   const std::vector<Case> cases{{0, false}, {1, true}, {-1, false}, {-1, true}};
   for (const Case& k : cases) {
     std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? ", keepdims" : "");
-    c.close("forward: my_mean == mean, " + tag, [&] { return my_mean(x, k.axis, k.keepdims); },
-            mean(x, {k.axis}, k.keepdims));
-    c.close("forward: my_max == max, " + tag, [&] { return my_max(x, k.axis, k.keepdims); },
-            max(x, k.axis, k.keepdims));
+    c.close(
+        "forward: my_mean == mean, " + tag,
+        [&] { return my_mean(x, k.axis, k.keepdims); }, mean(x, {k.axis}, k.keepdims));
+    c.close(
+        "forward: my_max == max, " + tag, [&] { return my_max(x, k.axis, k.keepdims); },
+        max(x, k.axis, k.keepdims));
   }
   for (const Case& k : cases) {
     std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
-    c.grad("my_mean " + tag, [&](const auto& in) { return my_mean(in[0], k.axis, k.keepdims); },
-           {x});
+    c.grad("my_mean " + tag,
+           [&](const auto& in) { return my_mean(in[0], k.axis, k.keepdims); }, {x});
   }
   for (const Case& k : cases) {
     std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
-    c.grad("my_max " + tag, [&](const auto& in) { return my_max(in[0], k.axis, k.keepdims); },
-           {x});
+    c.grad("my_max " + tag,
+           [&](const auto& in) { return my_max(in[0], k.axis, k.keepdims); }, {x});
   }
   c.grad("my_max(x) * x: used twice",
          [&](const auto& in) { return my_max(in[0], 1, true) * in[0]; }, {x});
@@ -240,10 +258,11 @@ bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& my_
   c.guarded("my_max tie [1,3,3]: gradient [0,0.5,0.5]", [&] {
     Tensor t = tensor({1.0, 3.0, 3.0}, DType::float64).requires_grad_();
     my_max(t, 0, false).backward();
-    std::vector<double> g = t.grad().defined() ? t.grad().to_vector() : std::vector<double>{};
+    std::vector<double> g =
+        t.grad().defined() ? t.grad().to_vector() : std::vector<double>{};
     bool ok = g.size() == 3 && g[0] == 0 && g[1] == 0.5 && g[2] == 0.5;
-    std::string seen = g.size() == 3 ? "[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) + "," +
-                                           fmt("%g", g[2]) + "]"
+    std::string seen = g.size() == 3 ? "[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) +
+                                           "," + fmt("%g", g[2]) + "]"
                                      : "no gradient";
     c.expect("my_max tie [1,3,3]: gradient [0,0.5,0.5]", ok, "got " + seen);
   });
@@ -256,10 +275,12 @@ bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& my_softmax,
                    std::ostream& out) {
   Checker c(out);
   Tensor x = randn64({3, 5}, 17) * 2.0, y = randn64({2, 3, 4}, 18);
-  c.close("forward: my_softmax == softmax, axis -1", [&] { return my_softmax(x, -1); },
-          softmax(x, -1));
-  c.close("forward: my_softmax == softmax, axis 1", [&] { return my_softmax(y, 1); },
-          softmax(y, 1));
+  c.close(
+      "forward: my_softmax == softmax, axis -1", [&] { return my_softmax(x, -1); },
+      softmax(x, -1));
+  c.close(
+      "forward: my_softmax == softmax, axis 1", [&] { return my_softmax(y, 1); },
+      softmax(y, 1));
   c.grad("(3,5) axis -1", [&](const auto& in) { return my_softmax(in[0], -1); }, {x});
   c.grad("(2,3,4) axis 1", [&](const auto& in) { return my_softmax(in[0], 1); }, {y});
   c.grad("(2,3,4) axis 0", [&](const auto& in) { return my_softmax(in[0], 0); }, {y});
@@ -273,11 +294,13 @@ bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& my_softmax,
 bool grade_matmul(const BinaryFn& my_matmul, std::ostream& out) {
   Checker c(out);
   Tensor a = randn64({2, 3, 4}, 19), b = randn64({2, 4, 5}, 20);
-  c.close("forward: my_matmul == matmul", [&] { return my_matmul(a, b); }, matmul(a, b));
+  c.close(
+      "forward: my_matmul == matmul", [&] { return my_matmul(a, b); }, matmul(a, b));
   auto mm = [&](const std::vector<Tensor>& in) { return my_matmul(in[0], in[1]); };
   c.grad("(3,4) @ (4,5)", mm, {randn64({3, 4}, 21), randn64({4, 5}, 22)});
   c.grad("(2,3,4) @ (2,4,5)", mm, {a, b});
-  c.grad("(2,1,3,4) @ (3,4,2): batch", mm, {randn64({2, 1, 3, 4}, 23), randn64({3, 4, 2}, 24)});
+  c.grad("(2,1,3,4) @ (3,4,2): batch", mm,
+         {randn64({2, 1, 3, 4}, 23), randn64({3, 4, 2}, 24)});
   c.grad("(3,4) @ (2,4,5): batch", mm, {randn64({3, 4}, 25), randn64({2, 4, 5}, 26)});
   c.grad("x @ x: used twice", [&](const auto& in) { return my_matmul(in[0], in[0]); },
          {randn64({2, 3, 3}, 27)});
@@ -286,8 +309,9 @@ bool grade_matmul(const BinaryFn& my_matmul, std::ostream& out) {
 
 // ---- Exercise 6 ----------------------------------------------------------------
 
-bool grade_repeat_kv(const std::function<Tensor(const Tensor&, std::size_t)>& my_repeat_kv,
-                     std::ostream& out) {
+bool grade_repeat_kv(
+    const std::function<Tensor(const Tensor&, std::size_t)>& my_repeat_kv,
+    std::ostream& out) {
   Checker c(out);
   // The walkthrough: two K/V heads holding [1,2] and [3,4], each repeated
   // twice; every output counts once in the sum, and each input element has
@@ -296,18 +320,21 @@ bool grade_repeat_kv(const std::function<Tensor(const Tensor&, std::size_t)>& my
   c.guarded(walk, [&] {
     Tensor x = tensor({{{{1.0, 2.0}}, {{3.0, 4.0}}}}, DType::float64).requires_grad_();
     sum(my_repeat_kv(x, 2)).backward();
-    std::vector<double> g = x.grad().defined() ? x.grad().to_vector() : std::vector<double>{};
+    std::vector<double> g =
+        x.grad().defined() ? x.grad().to_vector() : std::vector<double>{};
     std::string seen = "no gradient";
     if (g.size() == 4)
-      seen = "[[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) + "],[" + fmt("%g", g[2]) + "," +
-             fmt("%g", g[3]) + "]]";
+      seen = "[[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) + "],[" + fmt("%g", g[2]) +
+             "," + fmt("%g", g[3]) + "]]";
     bool ok = g == std::vector<double>{2, 2, 2, 2};
     c.expect(walk, ok, "x = [[1,2],[3,4]]: got " + seen + ", expected [[2,2],[2,2]]");
   });
   Tensor x = randn64({2, 2, 3, 4}, 28);
-  c.close("forward: my_repeat_kv == repeat_kv, n_rep 2", [&] { return my_repeat_kv(x, 2); },
-          repeat_kv(x, 2));
-  c.grad("n_rep 2, (2,2,3,4)", [&](const auto& in) { return my_repeat_kv(in[0], 2); }, {x});
+  c.close(
+      "forward: my_repeat_kv == repeat_kv, n_rep 2", [&] { return my_repeat_kv(x, 2); },
+      repeat_kv(x, 2));
+  c.grad("n_rep 2, (2,2,3,4)", [&](const auto& in) { return my_repeat_kv(in[0], 2); },
+         {x});
   c.grad("n_rep 3, (1,2,2,3)", [&](const auto& in) { return my_repeat_kv(in[0], 3); },
          {randn64({1, 2, 2, 3}, 29)});
   c.grad("n_rep 1, (1,3,2,2)", [&](const auto& in) { return my_repeat_kv(in[0], 1); },
@@ -324,8 +351,11 @@ bool grade_rmsnorm(const std::function<Tensor(const Tensor&, double)>& my_rmsnor
                    std::ostream& out) {
   Checker c(out);
   Tensor x = randn64({2, 3, 8}, 32), y = randn64({4, 6}, 33);
-  c.close("forward: my_rmsnorm == rmsnorm", [&] { return my_rmsnorm(x, 1e-5); }, rmsnorm(x, 1e-5));
-  c.grad("(2,3,8) eps 1e-5", [&](const auto& in) { return my_rmsnorm(in[0], 1e-5); }, {x});
+  c.close(
+      "forward: my_rmsnorm == rmsnorm", [&] { return my_rmsnorm(x, 1e-5); },
+      rmsnorm(x, 1e-5));
+  c.grad("(2,3,8) eps 1e-5", [&](const auto& in) { return my_rmsnorm(in[0], 1e-5); },
+         {x});
   c.grad("(4,6) eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); }, {y});
   c.grad("my_rmsnorm(x) * x: used twice",
          [&](const auto& in) { return my_rmsnorm(in[0], 1e-5) * in[0]; }, {y});
@@ -338,13 +368,16 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
                 std::ostream& out) {
   Checker c(out);
   Tensor x = randn64({1, 2, 5, 8}, 34), y = randn64({2, 3, 4}, 35);
-  c.close("forward: my_rope == rope, start 0", [&] { return my_rope(x, 0, 10000.0); },
-          rope(x, 0, 10000.0));
-  c.close("forward: my_rope == rope, start 7, theta 100", [&] { return my_rope(y, 7, 100.0); },
-          rope(y, 7, 100.0));
-  c.grad("(1,2,5,8) start 0", [&](const auto& in) { return my_rope(in[0], 0, 10000.0); }, {x});
-  c.grad("(2,3,4) start 7 theta 100", [&](const auto& in) { return my_rope(in[0], 7, 100.0); },
-         {y});
+  c.close(
+      "forward: my_rope == rope, start 0", [&] { return my_rope(x, 0, 10000.0); },
+      rope(x, 0, 10000.0));
+  c.close(
+      "forward: my_rope == rope, start 7, theta 100",
+      [&] { return my_rope(y, 7, 100.0); }, rope(y, 7, 100.0));
+  c.grad("(1,2,5,8) start 0", [&](const auto& in) { return my_rope(in[0], 0, 10000.0); },
+         {x});
+  c.grad("(2,3,4) start 7 theta 100",
+         [&](const auto& in) { return my_rope(in[0], 7, 100.0); }, {y});
   c.grad("my_rope(x) * x: used twice",
          [&](const auto& in) { return my_rope(in[0], 3, 10000.0) * in[0]; }, {y});
   return c.passed();
@@ -355,18 +388,22 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
   Checker c(out);
   Tensor held = randn64({2, 2, 3, 4}, 36), fresh = randn64({2, 2, 2, 4}, 37);
-  c.close("empty cache + 2 positions", [&] { return my_cache_append(Tensor(), fresh); }, fresh);
+  c.close(
+      "empty cache + 2 positions", [&] { return my_cache_append(Tensor(), fresh); },
+      fresh);
   std::vector<double> before = held.to_vector();
-  c.close("3 held + 2 new == concat(axis 2)", [&] { return my_cache_append(held, fresh); },
-          concat({held, fresh}, 2));
+  c.close(
+      "3 held + 2 new == concat(axis 2)", [&] { return my_cache_append(held, fresh); },
+      concat({held, fresh}, 2));
   c.expect("held is left unchanged", held.to_vector() == before,
            held.to_vector() == before ? "same values" : "held was written");
   c.guarded("result is detached", [&] {
     Tensor f = fresh.detach().requires_grad_();
     Tensor next = my_cache_append(held, f * 1.0);
     c.expect("result is detached", !next.requires_grad(),
-             next.requires_grad() ? "it requires grad: detach it (the cache is for inference)"
-                                  : "requires_grad() is false");
+             next.requires_grad()
+                 ? "it requires grad: detach it (the cache is for inference)"
+                 : "requires_grad() is false");
   });
 
   // The real model, decoding with your append in every layer.
@@ -386,9 +423,9 @@ bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
           for (KVCache& layer : cache) layer.append_fn = my_cache_append;
           Tensor logits = decode_all(model, cache, prompt);
           if (cache[0].length() != kTokens.size())
-            throw std::logic_error("the cache holds " + std::to_string(cache[0].length()) +
-                                   " positions after " + std::to_string(kTokens.size()) +
-                                   " tokens");
+            throw std::logic_error(
+                "the cache holds " + std::to_string(cache[0].length()) +
+                " positions after " + std::to_string(kTokens.size()) + " tokens");
           return logits;
         },
         full, 1e-10);
@@ -432,10 +469,13 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
   Tensor q = randn64({1, 4, 3, 4}, 38);
   Tensor k3 = randn64({1, 2, 3, 4}, 39), v3 = randn64({1, 2, 3, 4}, 40);
   Tensor k5 = randn64({1, 2, 5, 4}, 41), v5 = randn64({1, 2, 5, 4}, 42);
-  c.close("no cache: == repeat_kv path", [&] { return my_attention(q, k3, v3, 0, 0); },
-          reference_attention(q, k3, v3, 0, 0), 1e-12);
-  c.close("cache of 2, queries at 2..4: == repeat_kv", [&] { return my_attention(q, k5, v5, 2, 0); },
-          reference_attention(q, k5, v5, 2, 0), 1e-12);
+  c.close(
+      "no cache: == repeat_kv path", [&] { return my_attention(q, k3, v3, 0, 0); },
+      reference_attention(q, k3, v3, 0, 0), 1e-12);
+  c.close(
+      "cache of 2, queries at 2..4: == repeat_kv",
+      [&] { return my_attention(q, k5, v5, 2, 0); }, reference_attention(q, k5, v5, 2, 0),
+      1e-12);
   c.guarded("K and V are not copied", [&] {
     Tensor qg = q.detach().requires_grad_();
     bool copies = graph_has(my_attention(qg, k5, v5, 2, 0), "repeat_kv");
@@ -443,7 +483,8 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
              copies ? "the graph calls repeat_kv" : "no repeat_kv in the graph");
   });
   c.grad("q, keys, values; cache of 2",
-         [&](const auto& in) { return my_attention(in[0], in[1], in[2], 2, 0); }, {q, k5, v5});
+         [&](const auto& in) { return my_attention(in[0], in[1], in[2], 2, 0); },
+         {q, k5, v5});
 
   // The real model: logits and every weight's gradient, against repeat_kv.
   GlassLM base = tiny_model();
@@ -458,8 +499,9 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
   };
   std::vector<Tensor> g_ref, g_mine;
   Tensor ref = run(Attention::repeat_kv, g_ref);
-  c.close("model: logits == repeat_kv path", [&] { return run(Attention::custom, g_mine); }, ref,
-          1e-10);
+  c.close(
+      "model: logits == repeat_kv path", [&] { return run(Attention::custom, g_mine); },
+      ref, 1e-10);
   if (g_mine.size() == g_ref.size()) {
     double worst = 0;
     std::size_t worst_i = 0;
@@ -468,7 +510,8 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
       if (d > worst) worst = d, worst_i = i;
     }
     bool ok = worst <= 1e-10;
-    c.expect("model: " + std::to_string(g_ref.size()) + " weight gradients == repeat_kv", ok,
+    c.expect("model: " + std::to_string(g_ref.size()) + " weight gradients == repeat_kv",
+             ok,
              "max diff " + fmt("%.1e", worst) + " (tol 1e-10)" +
                  (ok ? "" : ", worst " + base.named_parameters()[worst_i].first));
   }
@@ -479,8 +522,9 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
     m.custom_attention = my_attention;
     Cache cache = m.new_cache();
     Tensor inc = decode_all(m, cache, 4);
-    c.close("model: incremental == full, custom path", [&] { return inc; }, m.forward(kTokens),
-            1e-10);
+    c.close(
+        "model: incremental == full, custom path", [&] { return inc; },
+        m.forward(kTokens), 1e-10);
   });
   return c.passed();
 }
@@ -497,7 +541,8 @@ bool run_exercise(const Exercise& e, std::ostream& out) {
   } catch (const std::exception& ex) {
     out << "  error: " << ex.what() << "\n";
   }
-  out << "Exercise " << e.number << " (" << e.name << "): " << (ok ? "PASS" : "FAIL") << "\n";
+  out << "Exercise " << e.number << " (" << e.name << "): " << (ok ? "PASS" : "FAIL")
+      << "\n";
   return ok;
 }
 

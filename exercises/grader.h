@@ -20,12 +20,14 @@ using BinaryFn = std::function<Tensor(const Tensor&, const Tensor&)>;
 
 bool grade_elementwise(const BinaryFn& mul, const UnaryFn& exp, const UnaryFn& silu,
                        std::ostream& out);
-bool grade_broadcasting(const std::function<Tensor(const Tensor&, const Shape&)>& sum_to_shape,
-                        const BinaryFn& mul_broadcast, std::ostream& out);
+bool grade_broadcasting(
+    const std::function<Tensor(const Tensor&, const Shape&)>& sum_to_shape,
+    const BinaryFn& mul_broadcast, std::ostream& out);
 bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& mean,
                       const std::function<Tensor(const Tensor&, int, bool)>& max,
                       std::ostream& out);
-bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& softmax, std::ostream& out);
+bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& softmax,
+                   std::ostream& out);
 bool grade_matmul(const BinaryFn& matmul, std::ostream& out);
 bool grade_repeat_kv(const std::function<Tensor(const Tensor&, std::size_t)>& repeat_kv,
                      std::ostream& out);

@@ -55,7 +55,8 @@ Config tiny_config() {
 
 TEST_CASE("custom_op: a correct backward passes the gradient checker") {
   Tensor x = tensor({0.5, -1.0, 2.0, 1.5}, DType::float64);
-  GradCheckResult r = gradcheck([](const auto& in) { return cube(in[0], false); }, {x}, {}, "cube");
+  GradCheckResult r =
+      gradcheck([](const auto& in) { return cube(in[0], false); }, {x}, {}, "cube");
   CAPTURE(r.message());
   CHECK(r.passed);
 }
@@ -63,17 +64,20 @@ TEST_CASE("custom_op: a correct backward passes the gradient checker") {
 TEST_CASE("custom_op: a wrong backward fails at the index where it is wrong") {
   // 3x and 3x^2 agree at x = 0 and x = 1, so only index 2 (x = 2: 6 vs 12) is wrong.
   Tensor x = tensor({0.0, 1.0, 2.0, 1.0}, DType::float64);
-  GradCheckResult r = gradcheck([](const auto& in) { return cube(in[0], true); }, {x}, {}, "cube");
+  GradCheckResult r =
+      gradcheck([](const auto& in) { return cube(in[0], true); }, {x}, {}, "cube");
   CAPTURE(r.message());
   CHECK_FALSE(r.passed);
   CHECK(r.inputs[0].worst_index == std::vector<std::size_t>{2});
-  CHECK(r.message().find("cube: input 0 (4,) FAILED: worst index (2,)") != std::string::npos);
+  CHECK(r.message().find("cube: input 0 (4,) FAILED: worst index (2,)") !=
+        std::string::npos);
 }
 
 TEST_CASE("custom_op: a wrong gradient of the second input names input 1") {
   // d(a*b)/db = a, but this backward copies the line for a and returns b.
   // a and b differ only at index 1, so only there is db wrong.
-  Tensor a = tensor({1.0, 2.0, 3.0}, DType::float64), b = tensor({1.0, 5.0, 3.0}, DType::float64);
+  Tensor a = tensor({1.0, 2.0, 3.0}, DType::float64),
+         b = tensor({1.0, 5.0, 3.0}, DType::float64);
   auto wrong = [](const std::vector<Tensor>& in) {
     return custom_op(
         "mul_typo", in, [](const std::vector<Tensor>& v) { return v[0] * v[1]; },
@@ -88,7 +92,8 @@ TEST_CASE("custom_op: a wrong gradient of the second input names input 1") {
   CHECK(r.inputs[1].worst_index == std::vector<std::size_t>{1});
 }
 
-TEST_CASE("planted: repeat_kv that forgets to sum the copies fails at the copy it dropped") {
+TEST_CASE(
+    "planted: repeat_kv that forgets to sum the copies fails at the copy it dropped") {
   // Only output element (0,1,2,3) reaches the loss. Output head 1 is copy 1 of
   // K/V head 0, so the true gradient sits at input (0,0,2,3), and a backward
   // that keeps copy 0 only returns 0 there.
@@ -108,13 +113,16 @@ TEST_CASE("planted: repeat_kv that forgets to sum the copies fails at the copy i
   CHECK(r.inputs[0].analytic == 0.0);
 }
 
-TEST_CASE("planted: exercise 6's grader fails the forgotten sum, naming input 0 and the index") {
+TEST_CASE(
+    "planted: exercise 6's grader fails the forgotten sum, naming input 0 and the "
+    "index") {
   std::ostringstream out;
   CHECK_FALSE(exercises::grade_repeat_kv(repeat_kv_first_copy, out));
   std::string text = out.str();
   CAPTURE(text);
   // The walkthrough: each of [[1,2],[3,4]] gets one copy's 1 instead of 2.
-  CHECK(text.find("got [[1,1],[1,1]], expected [[2,2],[2,2]]  FAIL") != std::string::npos);
+  CHECK(text.find("got [[1,1],[1,1]], expected [[2,2],[2,2]]  FAIL") !=
+        std::string::npos);
   // The first random case: x (2,2,3,4), n_rep 2, and the checker's projection
   // R = Rng(0).normal of the output's shape (2,4,3,4). The true gradient is
   // R[b,2i] + R[b,2i+1]; the planted one R[b,2i]: off by R[b,2i+1]. The worst
@@ -130,22 +138,25 @@ TEST_CASE("planted: exercise 6's grader fails the forgotten sum, naming input 0 
           double ratio = std::fabs(dropped) / (1e-5 + 1e-3 * std::fabs(kept + dropped));
           if (ratio > worst_ratio) worst_ratio = ratio, worst = {b, i, t, d};
         }
-  std::string index = "(" + std::to_string(worst[0]) + "," + std::to_string(worst[1]) + "," +
-                      std::to_string(worst[2]) + "," + std::to_string(worst[3]) + ")";
+  std::string index = "(" + std::to_string(worst[0]) + "," + std::to_string(worst[1]) +
+                      "," + std::to_string(worst[2]) + "," + std::to_string(worst[3]) +
+                      ")";
   CAPTURE(index);
   CHECK(text.find("n_rep 2, (2,2,3,4): input 0 at index " + index) != std::string::npos);
 }
 
 TEST_CASE("run_exercise prints an unfinished exercise's message and fails it") {
-  exercises::Exercise e{5, "ex05_matmul", "batched matmul backward",
-                        [](std::ostream&) -> bool { throw exercises::NotImplemented(5); }};
+  exercises::Exercise e{
+      5, "ex05_matmul", "batched matmul backward",
+      [](std::ostream&) -> bool { throw exercises::NotImplemented(5); }};
   std::ostringstream out;
   CHECK_FALSE(exercises::run_exercise(e, out));
   CHECK(out.str().find("Exercise 5: not implemented") != std::string::npos);
   CHECK(out.str().find("Exercise 5 (ex05_matmul): FAIL") != std::string::npos);
 }
 
-TEST_CASE("Attention::custom calls custom_attention once per layer and checks its shape") {
+TEST_CASE(
+    "Attention::custom calls custom_attention once per layer and checks its shape") {
   GlassLM model(tiny_config(), 1, DType::float64);
   std::vector<std::int64_t> tokens{1, 2, 3, 4, 5};
   Tensor reference = model.forward(tokens);
@@ -166,17 +177,19 @@ TEST_CASE("Attention::custom calls custom_attention once per layer and checks it
   }
   SUBCASE("unset: the forward says what to do") {
     model.attention = Attention::custom;
-    CHECK_THROWS_WITH_AS(model.forward(tokens), doctest::Contains("custom_attention is not set"),
+    CHECK_THROWS_WITH_AS(model.forward(tokens),
+                         doctest::Contains("custom_attention is not set"),
                          std::invalid_argument);
   }
   SUBCASE("a wrong shape is named") {
     model.attention = Attention::custom;
-    model.custom_attention = [](const Tensor& q, const Tensor& k, const Tensor&, std::size_t,
-                                std::size_t) { return k; };
-    CHECK_THROWS_WITH_AS(model.forward(tokens),
-                         doctest::Contains("custom_attention returned (1,2,5,2); expected q's "
-                                           "shape [B, H, T, hd] = (1,4,5,2)"),
-                         std::invalid_argument);
+    model.custom_attention = [](const Tensor& q, const Tensor& k, const Tensor&,
+                                std::size_t, std::size_t) { return k; };
+    CHECK_THROWS_WITH_AS(
+        model.forward(tokens),
+        doctest::Contains("custom_attention returned (1,2,5,2); expected q's "
+                          "shape [B, H, T, hd] = (1,4,5,2)"),
+        std::invalid_argument);
   }
 }
 

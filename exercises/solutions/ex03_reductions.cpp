@@ -21,7 +21,8 @@ int normalise_axis(const char* op, const Tensor& x, int axis) {
 Tensor my_mean(const Tensor& x, int axis, bool keepdims) {
   int ax = normalise_axis("my_mean", x, axis);
   return custom_op(
-      "my_mean", {x}, [=](const std::vector<Tensor>& in) { return mean(in[0], {ax}, keepdims); },
+      "my_mean", {x},
+      [=](const std::vector<Tensor>& in) { return mean(in[0], {ax}, keepdims); },
       [=](const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout) {
         // Every entry along the axis counts 1/n: dx = dout / n, copied along
         // the axis. Put the reduced axis back (length 1) and let broadcasting copy.
@@ -34,7 +35,8 @@ Tensor my_mean(const Tensor& x, int axis, bool keepdims) {
 Tensor my_max(const Tensor& x, int axis, bool keepdims) {
   int ax = normalise_axis("my_max", x, axis);
   return custom_op(
-      "my_max", {x}, [=](const std::vector<Tensor>& in) { return max(in[0], ax, keepdims); },
+      "my_max", {x},
+      [=](const std::vector<Tensor>& in) { return max(in[0], ax, keepdims); },
       [=](const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout) {
         const Tensor& x = in[0];
         Tensor m = keepdims ? out : unsqueeze(out, ax);

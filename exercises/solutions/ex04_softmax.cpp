@@ -7,7 +7,8 @@ namespace glassllm::exercises {
 // doc:begin solution
 Tensor my_softmax(const Tensor& x, int axis) {
   return custom_op(
-      "my_softmax", {x}, [axis](const std::vector<Tensor>& in) { return softmax(in[0], axis); },
+      "my_softmax", {x},
+      [axis](const std::vector<Tensor>& in) { return softmax(in[0], axis); },
       [axis](const std::vector<Tensor>& in, const Tensor& y, const Tensor& dout) {
         // dy_i/dx_j = y_i (delta_ij - y_j), so
         // dx_j = sum_i dout_i y_i (delta_ij - y_j) = y_j (dout_j - sum_i dout_i y_i).

@@ -7,7 +7,8 @@ namespace glassllm::exercises {
 // doc:begin solution
 Tensor my_rmsnorm(const Tensor& x, double eps) {
   return custom_op(
-      "my_rmsnorm", {x}, [eps](const std::vector<Tensor>& in) { return rmsnorm(in[0], eps); },
+      "my_rmsnorm", {x},
+      [eps](const std::vector<Tensor>& in) { return rmsnorm(in[0], eps); },
       [eps](const std::vector<Tensor>& in, const Tensor& y, const Tensor& dout) {
         const Tensor& x = in[0];
         // r = (mean(x^2) + eps)^(-1/2), dr/dx_j = -r^3 x_j / D, y = x r:

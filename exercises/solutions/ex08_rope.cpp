@@ -1,8 +1,8 @@
 // ex08_rope.cpp (reference solution): the backward of the rotary position
 // embedding. Exercise page: docs/exercises/ex08-rope.md.
-#include "exercises/exercises.h"
-
 #include <cmath>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

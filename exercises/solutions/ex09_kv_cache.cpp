@@ -1,8 +1,8 @@
 // ex09_kv_cache.cpp (reference solution): the K/V cache's append, written as
 // the copy it is. Exercise page: docs/exercises/ex09-kv-cache.md.
-#include "exercises/exercises.h"
-
 #include <algorithm>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

@@ -1,9 +1,9 @@
 // ex10_grouped_attention.cpp (reference solution): grouped-query attention
 // without copying K or V. Exercise page: docs/exercises/ex10-grouped-attention.md.
-#include "exercises/exercises.h"
-
 #include <cmath>
 #include <limits>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

@@ -22,7 +22,8 @@ int normalise_axis(const char* op, const Tensor& x, int axis) {
 Tensor my_mean(const Tensor& x, int axis, bool keepdims) {
   int ax = normalise_axis("my_mean", x, axis);
   return custom_op(
-      "my_mean", {x}, [=](const std::vector<Tensor>& in) { return mean(in[0], {ax}, keepdims); },
+      "my_mean", {x},
+      [=](const std::vector<Tensor>& in) { return mean(in[0], {ax}, keepdims); },
       [=](const std::vector<Tensor>& in, const Tensor& out,
           const Tensor& dout) -> std::vector<Tensor> {
         // TODO(exercise 3): return {dx}, x's shape. dout lacks axis `ax`
@@ -35,7 +36,8 @@ Tensor my_mean(const Tensor& x, int axis, bool keepdims) {
 Tensor my_max(const Tensor& x, int axis, bool keepdims) {
   int ax = normalise_axis("my_max", x, axis);
   return custom_op(
-      "my_max", {x}, [=](const std::vector<Tensor>& in) { return max(in[0], ax, keepdims); },
+      "my_max", {x},
+      [=](const std::vector<Tensor>& in) { return max(in[0], ax, keepdims); },
       [=](const std::vector<Tensor>& in, const Tensor& out,
           const Tensor& dout) -> std::vector<Tensor> {
         // TODO(exercise 3): return {dx}: dout goes to the entries equal to the

@@ -8,7 +8,8 @@ namespace glassllm::exercises {
 // doc:begin task
 Tensor my_softmax(const Tensor& x, int axis) {
   return custom_op(
-      "my_softmax", {x}, [axis](const std::vector<Tensor>& in) { return softmax(in[0], axis); },
+      "my_softmax", {x},
+      [axis](const std::vector<Tensor>& in) { return softmax(in[0], axis); },
       [axis](const std::vector<Tensor>& in, const Tensor& y,
              const Tensor& dout) -> std::vector<Tensor> {
         // TODO(exercise 4): return {dx}. Derive dy_i/dx_j for y = softmax(x),

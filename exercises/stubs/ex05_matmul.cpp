@@ -11,7 +11,8 @@ Tensor my_matmul(const Tensor& a, const Tensor& b) {
     throw std::invalid_argument("my_matmul: both operands need at least 2 axes, got " +
                                 shape_str(a.shape()) + " and " + shape_str(b.shape()));
   return custom_op(
-      "my_matmul", {a, b}, [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); },
+      "my_matmul", {a, b},
+      [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); },
       [](const std::vector<Tensor>& in, const Tensor& out,
          const Tensor& dout) -> std::vector<Tensor> {
         // TODO(exercise 5): return {da, db}. a [..., n, k], b [..., k, m],

@@ -8,7 +8,8 @@ namespace glassllm::exercises {
 // doc:begin task
 Tensor my_rmsnorm(const Tensor& x, double eps) {
   return custom_op(
-      "my_rmsnorm", {x}, [eps](const std::vector<Tensor>& in) { return rmsnorm(in[0], eps); },
+      "my_rmsnorm", {x},
+      [eps](const std::vector<Tensor>& in) { return rmsnorm(in[0], eps); },
       [eps](const std::vector<Tensor>& in, const Tensor& y,
             const Tensor& dout) -> std::vector<Tensor> {
         // TODO(exercise 7): return {dx}, x's shape [..., D]. y = x * r with

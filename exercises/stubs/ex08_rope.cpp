@@ -1,9 +1,9 @@
 // ex08_rope.cpp: Exercise 8, the backward of the rotary position embedding.
 // Task, shapes and hints: docs/exercises/ex08-rope.md. Grade it with
 //   ctest --test-dir build -L ex08      (or build/exercises/glassllm_exercises 8)
-#include "exercises/exercises.h"
-
 #include <cmath>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

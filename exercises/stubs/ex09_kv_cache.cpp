@@ -3,9 +3,9 @@
 //   ctest --test-dir build -L ex09      (or build/exercises/glassllm_exercises 9)
 // The grader installs your function as every layer's KVCache::append_fn
 // (model.h) and decodes with the real model.
-#include "exercises/exercises.h"
-
 #include <algorithm>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

@@ -4,10 +4,10 @@
 //   ctest --test-dir build -L ex10      (or build/exercises/glassllm_exercises 10)
 // The grader installs your function as GlassLM::custom_attention (model.h)
 // and compares the model's logits and gradients with the repeat_kv path.
-#include "exercises/exercises.h"
-
 #include <cmath>
 #include <limits>
+
+#include "exercises/exercises.h"
 
 namespace glassllm::exercises {
 

@@ -71,9 +71,9 @@ Attention parse_attention(const std::string& name);  ///< throws on anything els
 ///   model.attention = Attention::custom;
 ///   model.custom_attention = [](const Tensor& q, const Tensor& k, const Tensor& v,
 ///                               std::size_t qs, std::size_t ks) { ... };
-using AttentionFn = std::function<Tensor(const Tensor& q, const Tensor& keys,
-                                         const Tensor& values, std::size_t query_start,
-                                         std::size_t key_start)>;
+using AttentionFn =
+    std::function<Tensor(const Tensor& q, const Tensor& keys, const Tensor& values,
+                         std::size_t query_start, std::size_t key_start)>;
 
 /// A replacement for a concatenating cache's append step (an extension point;
 /// the exercises plug in here): given what the cache holds, [B, Hkv, m, hd]
