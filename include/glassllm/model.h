@@ -119,7 +119,8 @@ class KVCache {
   void clear();
 
   /// When set, a concatenating cache appends with this function instead of
-  /// concat() (see CacheAppendFn); append() checks the shape it returns.
+  /// concat() (see CacheAppendFn); append() checks the shape it returns. A
+  /// preallocated cache does not use it.
   ///   for (KVCache& c : cache) c.append_fn = my_append;
   CacheAppendFn append_fn;
 
