@@ -56,6 +56,7 @@ void Config::validate() const {
 }
 
 const char* attention_name(Attention a) {
+  if (a == Attention::custom) return "custom";
   return a == Attention::repeat_kv ? "repeat_kv" : "grouped";
 }
 
@@ -123,7 +124,25 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
   if (mode_ == CacheMode::concat) {
     // [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
     // time (the old one is copied). Detached: no gradient flows into history.
-    if (!k_.defined()) {
+    if (append_fn) {
+      // An append supplied at run time (model.h): check what it returns.
+      Shape want{s[0], s[1], length_ + T, s[3]};
+      auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
+        Tensor next = append_fn(held, fresh);
+        if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
+          throw std::invalid_argument(
+              std::string("KVCache::append: append_fn returned ") +
+              (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
+                              : std::string("an undefined tensor")) +
+              " for " + which + "; expected " + shape_str(want) + " " +
+              dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
+              " held positions then the " + std::to_string(T) + " new ones, axis 2)");
+        return next;
+      };
+      Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
+      k_ = k_next;
+      v_ = v_next;
+    } else if (!k_.defined()) {
       k_ = k_new.detach();
       v_ = v_new.detach();
     } else {
@@ -274,6 +293,23 @@ namespace {
 
 std::int64_t i64(std::size_t v) {
   return std::int64_t(v);
+}
+
+// Attention::custom: calls the user's function and checks its result's shape.
+Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor& keys,
+                            const Tensor& values, std::size_t query_start,
+                            std::size_t key_start) {
+  if (!fn)
+    throw std::invalid_argument(
+        "forward: attention is custom but custom_attention is not set; assign a function "
+        "(model.h, AttentionFn) or choose repeat_kv or grouped");
+  Tensor out = fn(q, keys, values, query_start, key_start);
+  if (!out.defined() || out.shape() != q.shape())
+    throw std::invalid_argument(
+        "forward: custom_attention returned " +
+        (out.defined() ? shape_str(out.shape()) : std::string("an undefined tensor")) +
+        "; expected q's shape [B, H, T, hd] = " + shape_str(q.shape()));
+  return out;
 }
 
 }  // namespace
@@ -428,8 +464,12 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
       // its fixed K/V buffer: attend over the buffer, mask what is not written).
     }
 
-    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]
-    Tensor out = attend(q, keys, values, start, key_start, attention, l);
+    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
+    // supplied at run time (Attention::custom, model.h's AttentionFn) returns
+    // only its output, so the tracer sees no scores for it.
+    Tensor out = attention == Attention::custom
+                     ? custom_attention_out(custom_attention, q, keys, values, start, key_start)
+                     : attend(q, keys, values, start, key_start, attention, l);
     trace::snapshot("attn.out", l, out);
     // [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
     out = reshape(permute(out, {0, 2, 1, 3}), {b_, t_, i64(H * hd)});

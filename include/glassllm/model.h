@@ -51,9 +51,36 @@ struct Config {
 enum class Attention {
   repeat_kv,  ///< copy K and V from Hkv to H heads, then ordinary batched matmuls
   grouped,    ///< fold Q to [B, Hkv, G*T, hd]; K and V are never copied
+  custom,     ///< call GlassLM::custom_attention (an extension point, see AttentionFn)
 };
-const char* attention_name(Attention a);           ///< "repeat_kv" or "grouped"
+const char* attention_name(Attention a);  ///< "repeat_kv", "grouped" or "custom"
+/// Only "repeat_kv" and "grouped": a custom path needs a function, not a name.
 Attention parse_attention(const std::string& name);  ///< throws on anything else
+
+/// An attention path supplied at run time (the extension point behind
+/// Attention::custom; the exercises plug in here). Given, for one layer,
+///   q      [B, H, T, hd]   the new queries, after RoPE
+///   keys   [B, Hkv, m, hd] every key attended over (after RoPE), and
+///   values [B, Hkv, m, hd] the matching values,
+///   query_start: the position of query 0 (queries at query_start .. +T-1),
+///   key_start:   the position of key 0 (0 with a cache, else query_start),
+/// it returns out = softmax(causal(q k^T / sqrt(hd))) v, [B, H, T, hd], where
+/// query head h uses K/V head h / (H / Hkv). Build it from ops (ops.h) and
+/// the model's backward goes through it. The model throws if it is unset or
+/// returns another shape.
+///   model.attention = Attention::custom;
+///   model.custom_attention = [](const Tensor& q, const Tensor& k, const Tensor& v,
+///                               std::size_t qs, std::size_t ks) { ... };
+using AttentionFn =
+    std::function<Tensor(const Tensor& q, const Tensor& keys, const Tensor& values,
+                         std::size_t query_start, std::size_t key_start)>;
+
+/// A replacement for a concatenating cache's append step (an extension point;
+/// the exercises plug in here): given what the cache holds, [B, Hkv, m, hd]
+/// (an undefined Tensor while empty), and the new positions [B, Hkv, T, hd],
+/// returns what it should hold next, [B, Hkv, m+T, hd], detached from the
+/// graph. Called once for the keys and once for the values.
+using CacheAppendFn = std::function<Tensor(const Tensor& held, const Tensor& fresh)>;
 
 /// How a KVCache stores its keys and values.
 enum class CacheMode {
@@ -90,6 +117,12 @@ class KVCache {
 
   /// Forgets every position.
   void clear();
+
+  /// When set, a concatenating cache appends with this function instead of
+  /// concat() (see CacheAppendFn); append() checks the shape it returns. A
+  /// preallocated cache does not use it.
+  ///   for (KVCache& c : cache) c.append_fn = my_append;
+  CacheAppendFn append_fn;
 
  private:
   CacheMode mode_;
@@ -152,6 +185,8 @@ class GlassLM {
 
   /// Which K/V sharing path forward() takes (repeat_kv by default).
   Attention attention = Attention::repeat_kv;
+  /// The function Attention::custom calls (see AttentionFn).
+  AttentionFn custom_attention;
 
   // The weights, public so that a student can look at (and a test can poke)
   // any of them: model.layers[0].q_proj.
