@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build, check every
-# op's gradient, run the bundled model on a default prompt and trace it.
+# op's gradient, run the bundled model on a default prompt, and trace it into
+# the attention inspector (one self-contained page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -10,5 +11,8 @@ echo
 echo "The bundled model (models/demo) copying a string it has never seen:"
 ./build/glassllm generate models/demo --prompt "C GlassLM2026=" --max-new-tokens 12
 mkdir -p out
-./build/glassllm trace models/demo --prompt "C GlassLM2026=" --steps 12 --out out/demo-trace.json
-echo "The trace of that run: $(pwd)/out/demo-trace.json"
+./build/glassllm trace --prompt "C GlassLM2026=" --steps 12 \
+  --out out/demo-trace.json --html out/inspector.html
+echo
+echo "The attention inspector, with that run inside (open it in a browser, offline):"
+echo "  $(pwd)/out/inspector.html"
