@@ -4,17 +4,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, glassllm, fileUrl } from '../tests/viewer/browser.mjs';
+import { launch, glassllm, fileUrl, root } from '../tests/viewer/browser.mjs';
 
 const out = path.resolve(process.argv[2] || 'docs/images');
 fs.mkdirSync(out, { recursive: true });
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'glassllm-shots-'));
 const at = (f) => path.join(work, f);
-glassllm('init', '--out', at('m'));
-const prompt = 'C abcabc=';
-glassllm('trace', at('m'), '--prompt', prompt, '--steps', '6', '--html', at('r.html'), '--out', at('r.json'));
-glassllm('trace', at('m'), '--prompt', prompt, '--steps', '6', '--attention', 'grouped', '--out', at('g.json'));
-glassllm('trace', at('m'), '--prompt', prompt, '--steps', '6', '--grads', '--html', at('d.html'));
+// The bundled model (models/demo), trained on copy among other tasks, so the
+// pictures show attention that has learned something.
+const model = path.join(root, 'models/demo');
+const prompt = 'C abcXYZ=';
+glassllm('trace', model, '--prompt', prompt, '--steps', '6', '--html', at('r.html'), '--out', at('r.json'));
+glassllm('trace', model, '--prompt', prompt, '--steps', '6', '--attention', 'grouped', '--out', at('g.json'));
+glassllm('trace', model, '--prompt', prompt, '--steps', '6', '--grads', '--html', at('d.html'));
 
 const { context, close } = await launch();
 const page = await context.newPage();
