@@ -75,7 +75,10 @@ SGD::SGD(NamedTensors params, double lr, double momentum, double weight_decay)
 void SGD::step() {
   ++t_;
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    const auto& [name, w] = params_[i];
+    // Plain references, not a structured binding: clang 14 (the fuzz build)
+    // cannot capture a binding in the lambdas below.
+    const std::string& name = params_[i].first;
+    const Tensor& w = params_[i].second;
     Tensor g = checked_grad("SGD", name, w);
     if (!g.defined()) continue;
     if (momentum != 0 && !buf_[i].defined()) buf_[i] = zeros_like(w);
@@ -138,7 +141,10 @@ void AdamW::step() {
   const double step_size = lr / bias1;
   const double sqrt_bias2 = std::sqrt(bias2);
   for (std::size_t i = 0; i < params_.size(); ++i) {
-    const auto& [name, w] = params_[i];
+    // Plain references, not a structured binding: clang 14 (the fuzz build)
+    // cannot capture a binding in the lambdas below.
+    const std::string& name = params_[i].first;
+    const Tensor& w = params_[i].second;
     Tensor g = checked_grad("AdamW", name, w);
     if (!g.defined()) continue;
     const double decay = decays(w) ? 1 - lr * weight_decay : 1.0;

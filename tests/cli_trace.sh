@@ -2,17 +2,7 @@
 # Command-line tests of trace and memory. $1: the glassllm binary.
 set -u
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-one_line_error() {  # a command that must fail with one line on stderr containing $1
-  local want=$1; shift
-  local err status
-  err=$("$@" 2>&1 >/dev/null); status=$?
-  [ $status -ne 0 ] || fail "exited 0: $*"
-  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "error is not one line: $err"
-  printf '%s' "$err" | grep -qF -- "$want" || fail "error '$err' does not contain '$want'"
-}
+source "$(dirname "$0")/lib_cli.sh"
 
 # A default-config checkpoint and a 64-character prompt.
 "$bin" init --out "$work/m" >/dev/null || fail "init"

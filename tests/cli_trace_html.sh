@@ -4,9 +4,7 @@
 # $1: the glassllm binary. The page itself is tested in tests/viewer/.
 set -u
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/lib_cli.sh"
 
 "$bin" init --out "$work/m" >/dev/null || fail "init"
 prompt='a</script><script>alert(1)</script><!--<script> b'

@@ -4,17 +4,7 @@
 # $1: the glassllm binary.
 set -u
 bin=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-one_line_error() {  # a command that must fail with one line on stderr containing $1
-  local want=$1; shift
-  local err status
-  err=$("$@" 2>&1 >/dev/null); status=$?
-  [ $status -ne 0 ] || fail "exited 0: $*"
-  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "error is not one line: $err"
-  printf '%s' "$err" | grep -qF -- "$want" || fail "error '$err' does not contain '$want'"
-}
+source "$(dirname "$0")/lib_cli.sh"
 export GLASSLLM_THREADS=1
 tiny=(--d-model 16 --n-layers 1 --n-heads 2 --n-kv-heads 1 --d-ff 32 --max-len 40 --batch-size 4)
 

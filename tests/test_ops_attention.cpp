@@ -11,9 +11,11 @@
 #include <functional>
 #include <limits>
 
+#include "check.h"
 #include "glassllm/ops.h"
 
 using namespace glassllm;
+using glassllm::test::check_gradient;
 
 namespace {
 
@@ -28,46 +30,6 @@ void check_values(const Tensor& t, const std::vector<double>& expected, double t
       CHECK(got[i] == expected[i]);
     else
       CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol));
-  }
-}
-
-// Central differences in float64. For L(x) = sum(f(x) * w) with a fixed
-// random w, the engine's gradient (backward with dout = w) must match
-//   dL/dx_i ~ (L(x + h e_i) - L(x - h e_i)) / (2h),  h = 1e-6,
-// within 1e-6 + 1e-5 |numeric|.
-void check_gradient(const std::function<Tensor(const Tensor&)>& f, const Tensor& x0) {
-  const Shape shape = x0.shape();
-  const std::vector<double> x = x0.to_vector();
-  Shape out_shape;
-  {
-    no_grad guard;
-    out_shape = f(from_vector(x, shape, DType::float64)).shape();
-  }
-  const std::vector<double> w = randn(out_shape, 4321, DType::float64).to_vector();
-
-  Tensor xt = from_vector(x, shape, DType::float64).requires_grad_();
-  f(xt).backward(from_vector(w, out_shape, DType::float64));
-  REQUIRE(xt.grad().defined());
-  const std::vector<double> analytic = xt.grad().to_vector();
-
-  no_grad guard;
-  auto loss = [&](const std::vector<double>& v) {
-    std::vector<double> y = f(from_vector(v, shape, DType::float64)).to_vector();
-    double s = 0;
-    for (std::size_t i = 0; i < y.size(); ++i) s += y[i] * w[i];
-    return s;
-  };
-  const double h = 1e-6;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    std::vector<double> plus = x, minus = x;
-    plus[i] += h;
-    minus[i] -= h;
-    double numeric = (loss(plus) - loss(minus)) / (2 * h);
-    CAPTURE(shape_str(shape));
-    CAPTURE(i);
-    CAPTURE(numeric);
-    CAPTURE(analytic[i]);
-    CHECK(std::abs(analytic[i] - numeric) <= 1e-6 + 1e-5 * std::abs(numeric));
   }
 }
 
