@@ -31,7 +31,7 @@ std::string bundled_model_dir() {
     if (fs::exists(p / "config.json")) return p.string();
     looked += (looked.empty() ? "" : " and ") + p.lexically_normal().string();
   }
-  throw std::invalid_argument("there is no bundled model yet (looked in " + looked +
+  throw std::invalid_argument("there is no bundled model (looked in " + looked +
                               "); pass a checkpoint folder as DIR, e.g. one made by "
                               "`glassllm init --out DIR`");
 }

@@ -27,8 +27,11 @@ grep -q '"op":"repeat_kv"' "$work/g.json" && fail "a repeat_kv node on the group
 grep -q '"grad":' "$work/g.json" || fail "--grads wrote no grad"
 grep -q '"kind":"decode"' "$work/g.json" || fail "no decode step"
 
-# Without DIR: the bundled model, or a clear message that there is none yet.
-if [ ! -f models/demo/config.json ]; then
+# Without DIR: the bundled model (models/demo), or a clear message without it.
+if [ -f models/demo/config.json ]; then
+  "$bin" trace --prompt "C ab=" --steps 2 --out "$work/b.json" >/dev/null || fail "trace of the bundled model"
+  grep -q '"d_model":128' "$work/b.json" || fail "the bundled model's config is not in the trace"
+else
   one_line_error "there is no bundled model" "$bin" trace --prompt "ab" --out "$work/x.json"
 fi
 one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --prompt ab --layers 4 --out "$work/x.json"
