@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "glassllm/blas.h"
-#include "glassllm/blas_internal.h"
-#include "glassllm/cli.h"
-#include "glassllm/model.h"
-#include "glassllm/ops.h"
-#include "glassllm/tokenizer.h"
-#include "glassllm/tracer.h"
+#include "cli/cli.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/fast/blas_internal.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+#include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {
 
@@ -117,20 +117,19 @@ void matmul_cases(std::vector<Row>& rows, DType dt, int runs) {
   }
 }
 
-
 // ---- the model ----------------------------------------------------------------
 
 struct ModelFigures {
   std::string dtype;
-  double prefill_ms = 0;                     // 128 tokens, batch 1, no cache
-  double decode_concat_tps = 0;              // tokens/s over 120 decode steps
+  double prefill_ms = 0;         // 128 tokens, batch 1, no cache
+  double decode_concat_tps = 0;  // tokens/s over 120 decode steps
   double decode_preallocated_tps = 0;
-  double decode_grouped_tps = 0;             // concat cache, grouped K/V path
-  double train_step_ms = 0;                  // forward + backward, batch 16 x 128
+  double decode_grouped_tps = 0;  // concat cache, grouped K/V path
+  double train_step_ms = 0;       // forward + backward, batch 16 x 128
   double train_tokens_per_s = 0;
-  double train_gflops = 0;                   // the step's matmul FLOPs / its time
-  double gemm_ceiling_gflops = 0;            // raw GEMM at the MLP's shape, same run
-  double train_step_ms_1thread = 0;          // the same with one BLAS thread
+  double train_gflops = 0;           // the step's matmul FLOPs / its time
+  double gemm_ceiling_gflops = 0;    // raw GEMM at the MLP's shape, same run
+  double train_step_ms_1thread = 0;  // the same with one BLAS thread
   double train_gflops_1thread = 0;
   double gemm_ceiling_gflops_1thread = 0;
 };
@@ -140,11 +139,11 @@ struct ModelFigures {
 double forward_matmul_flops(const Config& c, double B, double T) {
   double N = B * T, d = double(c.d_model), hd = double(c.head_dim());
   double H = double(c.n_heads), Hkv = double(c.n_kv_heads), ff = double(c.d_ff);
-  double per_layer = 2 * N * d * (H * hd)          // q_proj
-                     + 2 * 2 * N * d * (Hkv * hd)  // k_proj, v_proj
-                     + 2 * N * (H * hd) * d        // o_proj
-                     + 2 * 2 * N * d * ff          // gate_proj, up_proj
-                     + 2 * N * ff * d              // down_proj
+  double per_layer = 2 * N * d * (H * hd)           // q_proj
+                     + 2 * 2 * N * d * (Hkv * hd)   // k_proj, v_proj
+                     + 2 * N * (H * hd) * d         // o_proj
+                     + 2 * 2 * N * d * ff           // gate_proj, up_proj
+                     + 2 * N * ff * d               // down_proj
                      + 2 * 2 * B * H * T * T * hd;  // q k^T and probs v
   return double(c.n_layers) * per_layer + 2 * N * d * double(c.vocab_size);  // + lm_head
 }
@@ -181,7 +180,8 @@ ModelFigures model_figures(DType dt, int runs) {
           m.forward({prompt128[0][8 + step]}, &cache, 8 + step);
         times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
       }
-      std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
+      std::nth_element(times.begin(), times.begin() + long(times.size() / 2),
+                       times.end());
       return 120.0 / times[times.size() / 2];
     };
     f.decode_concat_tps = decode(CacheMode::concat, Attention::repeat_kv);
@@ -190,7 +190,8 @@ ModelFigures model_figures(DType dt, int runs) {
   }
   // One training step: loss over 16 x 128 tokens, backward to every weight.
   const std::size_t B = 16;
-  TokenBatch tokens = random_tokens(B, cfg.max_len), targets = random_tokens(B, cfg.max_len);
+  TokenBatch tokens = random_tokens(B, cfg.max_len),
+             targets = random_tokens(B, cfg.max_len);
   auto step = [&] {
     Tensor loss = model.loss(tokens, targets);
     loss.backward();
@@ -201,13 +202,15 @@ ModelFigures model_figures(DType dt, int runs) {
   // The ceiling: raw GEMM at the MLP's up projection, [2048, 128] x [128, 384]^T,
   // measured with the same thread count as the step.
   const std::size_t R = B * cfg.max_len, in = cfg.d_model, out = cfg.d_ff;
-  Tensor gx = randn({R, in}, 3, dt), gw = randn({out, in}, 4, dt), gy = zeros({R, out}, dt);
+  Tensor gx = randn({R, in}, 3, dt), gw = randn({out, in}, 4, dt),
+         gy = zeros({R, out}, dt);
   auto ceiling = [&] {
     const T* xa = gx.data<T>();
     const T* wa = gw.data<T>();
     T* ya = gy.mutable_data<T>();
     double s = median_seconds(
-        [&] { gemm<T>(false, true, R, out, in, T(1), xa, in, wa, in, T(0), ya, out); }, runs);
+        [&] { gemm<T>(false, true, R, out, in, T(1), xa, in, wa, in, T(0), ya, out); },
+        runs);
     return 2.0 * R * in * out / s / 1e9;
   };
   double seconds = median_seconds(step, std::max(3, runs / 4));
@@ -230,7 +233,7 @@ ModelFigures model_figures(DType dt, int runs) {
 
 struct AttentionFigures {
   double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;
-  std::size_t cache_bytes = 0;                       // K and V of all layers
+  std::size_t cache_bytes = 0;  // K and V of all layers
   std::size_t grouped_repeat_bytes = 0, repeat_kv_repeat_bytes = 0;  // repeat_kv copies
   std::size_t grouped_written = 0, repeat_kv_written = 0;            // every op's output
 };
@@ -315,16 +318,19 @@ TracerFigures tracer_cost(int runs) {
   cfg.vocab_size = Tokenizer().vocab_size();
   GlassLM model(cfg, 0);
   std::vector<std::int64_t> tokens(cfg.max_len);
-  for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = std::int64_t((i * 7) % cfg.vocab_size);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    tokens[i] = std::int64_t((i * 7) % cfg.vocab_size);
   no_grad guard;
   TracerFigures f;
   std::vector<double> plain, traced;
   for (int r = 0; r < runs; ++r) {
     plain.push_back(median_seconds([&] { model.forward(tokens); }, 1));
-    traced.push_back(median_seconds([&] {
-      Tracer tracer;
-      model.forward(tokens);
-    }, 1));
+    traced.push_back(median_seconds(
+        [&] {
+          Tracer tracer;
+          model.forward(tokens);
+        },
+        1));
   }
   auto median = [](std::vector<double> v) {
     std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
@@ -403,7 +409,8 @@ int bench(const BenchArgs& args) {
       j["train_step_ms_1thread" + d] = m.train_step_ms_1thread;
       j["train_step_gflops_1thread" + d] = m.train_gflops_1thread;
       j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
-      j["train_step_gemm_fraction_1thread" + d] = m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
+      j["train_step_gemm_fraction_1thread" + d] =
+          m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
     }
     j["attention_exaone_grouped_ms"] = att.grouped_ms;
     j["attention_exaone_repeat_kv_ms"] = att.repeat_kv_ms;
@@ -444,8 +451,10 @@ int bench(const BenchArgs& args) {
       "\n'gemm' is a plain loop of raw GEMMs on the same shapes and buffers:\n"
       "the ceiling for the op, which also allocates its output.\n\n");
 
-  std::printf("The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads),\n"
-              "%d BLAS thread(s), medians\n", info.threads);
+  std::printf(
+      "The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads),\n"
+      "%d BLAS thread(s), medians\n",
+      info.threads);
   std::printf("  %-52s %12s %12s\n", "figure", "float32", "float64");
   auto row = [&](const char* label, double ModelFigures::*field, const char* fmt) {
     std::printf("  %-52s ", label);
@@ -453,36 +462,46 @@ int bench(const BenchArgs& args) {
     std::printf("\n");
   };
   row("prefill, 128 tokens, batch 1 (ms)", &ModelFigures::prefill_ms, "%12.2f ");
-  row("decode, 120 steps, concatenating cache (tokens/s)", &ModelFigures::decode_concat_tps, "%12.0f ");
-  row("decode, 120 steps, preallocated cache (tokens/s)", &ModelFigures::decode_preallocated_tps, "%12.0f ");
-  row("decode, 120 steps, grouped K/V path (tokens/s)", &ModelFigures::decode_grouped_tps, "%12.0f ");
+  row("decode, 120 steps, concatenating cache (tokens/s)",
+      &ModelFigures::decode_concat_tps, "%12.0f ");
+  row("decode, 120 steps, preallocated cache (tokens/s)",
+      &ModelFigures::decode_preallocated_tps, "%12.0f ");
+  row("decode, 120 steps, grouped K/V path (tokens/s)", &ModelFigures::decode_grouped_tps,
+      "%12.0f ");
   row("training step, batch 16 x 128 (ms)", &ModelFigures::train_step_ms, "%12.1f ");
   row("training throughput (tokens/s)", &ModelFigures::train_tokens_per_s, "%12.0f ");
   row("training step, matmul GFLOP/s", &ModelFigures::train_gflops, "%12.1f ");
-  row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops, "%12.1f ");
+  row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops,
+      "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling");
-  for (const ModelFigures& m : models) std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
+  for (const ModelFigures& m : models)
+    std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
   std::printf("\n");
-  row("training step, 1 BLAS thread (ms)", &ModelFigures::train_step_ms_1thread, "%12.1f ");
-  row("training step, 1 BLAS thread, matmul GFLOP/s", &ModelFigures::train_gflops_1thread, "%12.1f ");
-  row("GEMM ceiling, 1 thread, GFLOP/s", &ModelFigures::gemm_ceiling_gflops_1thread, "%12.1f ");
+  row("training step, 1 BLAS thread (ms)", &ModelFigures::train_step_ms_1thread,
+      "%12.1f ");
+  row("training step, 1 BLAS thread, matmul GFLOP/s", &ModelFigures::train_gflops_1thread,
+      "%12.1f ");
+  row("GEMM ceiling, 1 thread, GFLOP/s", &ModelFigures::gemm_ceiling_gflops_1thread,
+      "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
   for (const ModelFigures& m : models)
     std::printf("%12.2f ", m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread);
   std::printf("\n\n");
 
   const double mib = 1 << 20;
-  std::printf("One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
-              "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
+  std::printf(
+      "One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
+      "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
   std::printf("  %-40s %10s %16s %16s\n", "", "ms/token", "repeat_kv MiB", "all ops MiB");
   std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", att.grouped_ms,
               att.grouped_repeat_bytes / mib, att.grouped_written / mib);
   std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", att.repeat_kv_ms,
               att.repeat_kv_repeat_bytes / mib, att.repeat_kv_written / mib);
   std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", att.floor_ms);
-  std::printf("  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
-              att.cache_bytes / mib, att.grouped_ms / att.floor_ms,
-              att.repeat_kv_ms / att.grouped_ms);
+  std::printf(
+      "  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
+      att.cache_bytes / mib, att.grouped_ms / att.floor_ms,
+      att.repeat_kv_ms / att.grouped_ms);
 
   std::printf("The tracer, default config, prefill of 128 tokens, float32, medians\n");
   std::printf("  prefill without a tracer (ms)   %8.2f\n", tr.prefill_ms);

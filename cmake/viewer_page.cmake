@@ -3,13 +3,13 @@
 # `glassllm trace --html` can write it without Node or any file beside the
 # binary. Run at build time by CMakeLists.txt:
 #   cmake -DSRC_DIR=viewer -DOUT_HTML=.../inspector.html -DOUT_CPP=.../viewer_page.cpp -P viewer_page.cmake
-# Every <link rel="stylesheet" href="F"> of index.html becomes a <style> with
+# Every <link rel="stylesheet" href="F" /> of index.html becomes a <style> with
 # F's text and every <script src="F"></script> a <script> with F's text. The
 # page keeps an empty <script type="application/json" id="trace"> element: the
-# tool writes the trace into it (glassllm/cli_trace.cpp).
+# tool writes the trace into it (cli/trace.cpp).
 file(READ "${SRC_DIR}/index.html" page)
 
-string(REGEX MATCHALL "<link rel=\"stylesheet\" href=\"[A-Za-z0-9_.-]+\">" links "${page}")
+string(REGEX MATCHALL "<link rel=\"stylesheet\" href=\"[A-Za-z0-9_.-]+\" ?/?>" links "${page}")
 foreach(tag IN LISTS links)
   string(REGEX REPLACE ".*href=\"([^\"]+)\".*" "\\1" name "${tag}")
   file(READ "${SRC_DIR}/${name}" css)

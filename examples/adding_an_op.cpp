@@ -1,5 +1,5 @@
 // adding_an_op.cpp: a new op from outside the engine, from its header to the
-// gradient check, through custom_op (include/glassllm/custom_op.h). Quoted by
+// gradient check, through custom_op (include/glassllm/engine/custom_op.h). Quoted by
 // docs/11-adding-an-op.md; the exercises (docs/exercises/) use the same
 // extension point.
 #include <cstdio>

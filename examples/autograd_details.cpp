@@ -40,7 +40,7 @@ int main() {
   // is used twice, so its gradient is the sum over the rows.
   Tensor h = tensor({{1, 2, 3}, {4, 5, 6}}).requires_grad_();  // (2,3)
   Tensor bias = tensor({0, 0, 0}).requires_grad_();            // (3,)
-  sum((h + bias) * h).backward();   // d/dbias = h summed over axis 0
+  sum((h + bias) * h).backward();  // d/dbias = h summed over axis 0
   std::cout << "dbias = " << bias.grad() << "\n";
   // That sum is sum_to_shape, the helper every binary op's backward uses:
   std::cout << "sum_to_shape(h, (3,)) = " << sum_to_shape(h, {3}) << "\n";
@@ -54,14 +54,14 @@ int main() {
   Tensor frozen = (w * 3.0).detach();
   std::cout << std::boolalpha << "frozen: requires_grad " << frozen.requires_grad()
             << ", is_leaf " << frozen.is_leaf() << "\n";
-  sum(w * frozen).backward();       // frozen counts as a constant [3, 6]
+  sum(w * frozen).backward();  // frozen counts as a constant [3, 6]
   std::cout << "dw = " << w.grad() << "\n";
   // doc:end detach
 
   // doc:begin retain_grad
   // Only leaves keep their gradient; ask an intermediate tensor to keep its.
   Tensor p = tensor({1, 2}).requires_grad_();
-  Tensor q = p * p;                 // not a leaf: made by "mul"
+  Tensor q = p * p;  // not a leaf: made by "mul"
   Tensor r = p * p;
   r.retain_grad();
   sum(q * 3.0 + r * 5.0).backward();
@@ -75,7 +75,7 @@ int main() {
   Tensor loss = c * 4.0;
   loss.backward();
   std::cout << "after one backward:  " << c.grad().item() << "\n";
-  loss.backward();                  // the graph is kept: this works, and adds
+  loss.backward();  // the graph is kept: this works, and adds
   std::cout << "after two backwards: " << c.grad().item() << "\n";
   c.zero_grad();
   (c * 4.0).backward();

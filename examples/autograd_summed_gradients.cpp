@@ -17,16 +17,17 @@ int main() {
 
   // doc:begin graph
   // The graph backward() walks: each node knows its op and its parents.
-  std::cout << "y.op() = " << y.op() << ", its parents: " << y.parents()[0].op() << " and "
-            << (y.parents()[1].is(x) ? "x itself" : "?") << "\n";
+  std::cout << "y.op() = " << y.op() << ", its parents: " << y.parents()[0].op()
+            << " and " << (y.parents()[1].is(x) ? "x itself" : "?") << "\n";
   // doc:end graph
 
   // doc:begin repeat_kv
   // One K/V head holding two positions with head dim 2: [[1,2],[3,4]],
   // shared by two query heads. repeat_kv copies it to heads [0, 0].
   Tensor kv = tensor({{{{1, 2}, {3, 4}}}}).requires_grad_();  // [B=1, Hkv=1, T=2, D=2]
-  Tensor repeated = repeat_kv(kv, 2);                           // [1, 2, 2, 2]
-  std::cout << "repeated shape " << shape_str(repeated.shape()) << "\n" << repeated << "\n";
+  Tensor repeated = repeat_kv(kv, 2);                         // [1, 2, 2, 2]
+  std::cout << "repeated shape " << shape_str(repeated.shape()) << "\n"
+            << repeated << "\n";
   sum(repeated).backward();
   // Each element was used by both copies, so its gradient is 1 + 1.
   std::cout << "gradient of kv:\n" << kv.grad() << "\n";
@@ -37,7 +38,8 @@ int main() {
   {
     no_grad guard;  // inference: no graph is recorded
     Tensor out = w * 2.0;
-    std::cout << std::boolalpha << "under no_grad: requires_grad = " << out.requires_grad() << "\n";
+    std::cout << std::boolalpha
+              << "under no_grad: requires_grad = " << out.requires_grad() << "\n";
   }
   std::cout << "after it:      requires_grad = " << (w * 2.0).requires_grad() << "\n";
   // doc:end no_grad

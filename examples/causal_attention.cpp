@@ -9,9 +9,9 @@
 #include <limits>
 #include <vector>
 
-#include "glassllm/blas.h"
-#include "glassllm/model.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 
@@ -50,9 +50,10 @@ int main() {
   const std::size_t T = 5, hd = 8;
   Tensor q = randn({1, 1, T, hd}, 1, DType::float64);
   Tensor k = randn({1, 1, T, hd}, 2, DType::float64);
-  Tensor scores = matmul_t(q, k) / std::sqrt(double(hd));  // [1, 1, 5, 5]
+  Tensor scores = matmul_t(q, k) / std::sqrt(double(hd));    // [1, 1, 5, 5]
   Tensor probs = causal_softmax(scores, /*query_start=*/0);  // keys from position 0
-  std::printf("probs = causal_softmax(q k^T / sqrt(8)), rows = queries, columns = keys:\n");
+  std::printf(
+      "probs = causal_softmax(q k^T / sqrt(8)), rows = queries, columns = keys:\n");
   print_probs(probs);
   // doc:end probs
 
@@ -62,15 +63,18 @@ int main() {
   Tensor hidden = zeros({T, T}, DType::float64);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t j = t + 1; j < T; ++j) hidden.mutable_data<double>()[t * T + j] = 1;
-  Tensor probs2 = softmax(masked_fill(scores, hidden, -std::numeric_limits<double>::infinity()));
+  Tensor probs2 =
+      softmax(masked_fill(scores, hidden, -std::numeric_limits<double>::infinity()));
   double diff = max_abs_diff(probs, probs2);
   bool zeros_agree = true;  // every hidden entry is exactly 0 in both
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t j = t + 1; j < T; ++j)
-      zeros_agree = zeros_agree && probs.at({0, 0, t, j}) == 0 && probs2.at({0, 0, t, j}) == 0;
-  std::printf("softmax(masked_fill(scores, mask, -inf)): max difference %.1e, "
-              "hidden entries exactly 0 in both: %s\n",
-              diff, zeros_agree ? "yes" : "no");
+      zeros_agree =
+          zeros_agree && probs.at({0, 0, t, j}) == 0 && probs2.at({0, 0, t, j}) == 0;
+  std::printf(
+      "softmax(masked_fill(scores, mask, -inf)): max difference %.1e, "
+      "hidden entries exactly 0 in both: %s\n",
+      diff, zeros_agree ? "yes" : "no");
   // doc:end masked_fill
 
   // doc:begin positions
@@ -94,12 +98,13 @@ int main() {
   cfg.n_kv_heads = 1;
   cfg.d_ff = 32;
   cfg.max_len = 8;
-  GlassLM model(cfg, 0);  // float32
+  GlassLM model(cfg, 0);                      // float32
   Tensor a = model.forward({3, 1, 4, 1, 5});  // [1, 5, 16]
   Tensor b = model.forward({3, 1, 4, 1, 9});
   const std::size_t V = cfg.vocab_size, row_bytes = V * sizeof(float);
   for (std::size_t t = 0; t < T; ++t) {
-    bool equal = std::memcmp(a.data<float>() + t * V, b.data<float>() + t * V, row_bytes) == 0;
+    bool equal =
+        std::memcmp(a.data<float>() + t * V, b.data<float>() + t * V, row_bytes) == 0;
     std::printf("logits at position %zu: %s\n", t, equal ? "bit-identical" : "different");
   }
   // doc:end later_token

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "glassllm/model.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 
@@ -27,7 +27,8 @@ int main() {
   // logits and greedy decoding soon repeats one token; larger random weights
   // make the choices vary, which makes the check below worth more.
   for (const auto& [name, w] : model.named_parameters())
-    if (name.find("norm") == std::string::npos) model.parameter(name) = (w * 40.0).detach();
+    if (name.find("norm") == std::string::npos)
+      model.parameter(name) = (w * 40.0).detach();
   std::vector<std::int64_t> prompt = {3, 1, 4, 1, 5};
   GenerateOptions opt;
   opt.max_new_tokens = 20;
@@ -63,11 +64,14 @@ int main() {
       ++held;
     }
     all_equal = all_equal && best == out[n];
-    std::printf("step %2zu: %2zu tokens, window %2zu..%2zu, %-42s -> %2lld  fresh argmax %2lld %s\n",
-                s + 1, n, from, n - 1, how, (long long)out[n], (long long)best,
-                best == out[n] ? "ok" : "DIFFERENT");
+    std::printf(
+        "step %2zu: %2zu tokens, window %2zu..%2zu, %-42s -> %2lld  fresh argmax %2lld "
+        "%s\n",
+        s + 1, n, from, n - 1, how, (long long)out[n], (long long)best,
+        best == out[n] ? "ok" : "DIFFERENT");
   }
-  std::printf("every token equals the fresh forward's argmax: %s\n", all_equal ? "yes" : "no");
+  std::printf("every token equals the fresh forward's argmax: %s\n",
+              all_equal ? "yes" : "no");
   // doc:end check
   return 0;
 }

@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "glassllm/blas.h"
-#include "glassllm/model.h"
-#include "glassllm/ops.h"
-#include "glassllm/tokenizer.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
 
 using namespace glassllm;
 
@@ -37,8 +37,8 @@ int main() {
     std::printf("query head %zu uses K/V head %zu\n", h, h / G);
   // The fold: q [1, H, T, hd] -> [1, Hkv, G*T, hd] is a reshape, a view.
   Tensor q = randn({1, H, T, hd}, 0);
-  Tensor q_grouped = reshape(q, {1, std::int64_t(cfg.n_kv_heads), std::int64_t(G * T),
-                                 std::int64_t(hd)});
+  Tensor q_grouped = reshape(
+      q, {1, std::int64_t(cfg.n_kv_heads), std::int64_t(G * T), std::int64_t(hd)});
   std::printf("q %s -> %s, same memory: %s\n", shape_str(q.shape()).c_str(),
               shape_str(q_grouped.shape()).c_str(),
               q_grouped.data<float>() == q.data<float>() ? "yes" : "no");
@@ -78,10 +78,11 @@ int main() {
     }
     std::size_t formula = 2 * cfg.n_layers * 1 * cfg.max_len * cfg.n_kv_heads * hd *
                           dtype_size(dtype);  // 2 * L * B * m * Hkv * hd * bytes
-    std::printf("%s, 128 positions: cache %zu KiB (formula %zu KiB; with 4 K/V heads "
-                "%zu KiB); repeat_kv copies %zu KiB per forward, grouped 0\n",
-                dtype_name(dtype), cache_bytes / 1024, formula / 1024,
-                formula * H / cfg.n_kv_heads / 1024, copied / 1024);
+    std::printf(
+        "%s, 128 positions: cache %zu KiB (formula %zu KiB; with 4 K/V heads "
+        "%zu KiB); repeat_kv copies %zu KiB per forward, grouped 0\n",
+        dtype_name(dtype), cache_bytes / 1024, formula / 1024,
+        formula * H / cfg.n_kv_heads / 1024, copied / 1024);
   }
   // doc:end bytes
   return 0;

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "glassllm/model.h"
-#include "glassllm/ops.h"
-#include "glassllm/tracer.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/model/model.h"
+#include "glassllm/trace/tracer.h"
 
 using namespace glassllm;
 
@@ -19,8 +19,8 @@ int main() {
   // One decode step of one layer at the exaone-4.0-1.2b head shape: H = 32
   // query heads, Hkv = 8 K/V heads (G = 4), hd = 64, and m = 512 cached keys.
   const std::size_t H = 32, Hkv = 8, G = H / Hkv, hd = 64, m = 512;
-  Tensor q = randn({1, H, 1, hd}, 1);         // the new token's queries, after RoPE
-  Tensor keys = randn({1, Hkv, m, hd}, 2);    // the cache: 8 heads, never 32
+  Tensor q = randn({1, H, 1, hd}, 1);       // the new token's queries, after RoPE
+  Tensor keys = randn({1, Hkv, m, hd}, 2);  // the cache: 8 heads, never 32
   Tensor values = randn({1, Hkv, m, hd}, 3);
   // doc:end shapes
 
@@ -42,10 +42,11 @@ int main() {
     const OpGraph& g = recorder.graph();
     std::size_t written = 0;
     for (const OpNode& n : g.nodes) written += n.bytes;
-    std::printf("%-9s: %zu repeat_kv ops writing %zu KiB, read again by the next op: %zu KiB; "
-                "all ops write %zu KiB\n",
-                attention_name(path), g.count("repeat_kv"), g.bytes_written("repeat_kv") / 1024,
-                g.bytes_read_after("repeat_kv") / 1024, written / 1024);
+    std::printf(
+        "%-9s: %zu repeat_kv ops writing %zu KiB, read again by the next op: %zu KiB; "
+        "all ops write %zu KiB\n",
+        attention_name(path), g.count("repeat_kv"), g.bytes_written("repeat_kv") / 1024,
+        g.bytes_read_after("repeat_kv") / 1024, written / 1024);
   }
   // doc:end paths
 
@@ -54,7 +55,8 @@ int main() {
   // and V; folding changes which rows share one matrix product, not a row.
   std::vector<double> a = out[0].to_vector(), b = out[1].to_vector();
   double diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::fabs(a[i] - b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    diff = std::max(diff, std::fabs(a[i] - b[i]));
   std::printf("output %s on both paths, max difference %.1e\n",
               shape_str(out[1].shape()).c_str(), diff);
   // doc:end same
@@ -63,8 +65,8 @@ int main() {
   // Per layer, repeat_kv copies K and V: 2 * (H * m * hd * 4 bytes). At the
   // model's size, 30 layers and m = 4096, in float16 (2 bytes):
   double per_token = 30 * 2 * double(H) * 4096 * hd * 2;
-  std::printf("%.0f MiB copied per token, %.0f MiB written + read\n", per_token / (1 << 20),
-              2 * per_token / (1 << 20));
+  std::printf("%.0f MiB copied per token, %.0f MiB written + read\n",
+              per_token / (1 << 20), 2 * per_token / (1 << 20));
   // doc:end scale
   return 0;
 }

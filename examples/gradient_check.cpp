@@ -27,13 +27,14 @@ int main() {
   Tensor x = tensor({{-2.0, -0.5, 0.0}, {0.5, 1.0, 3.0}}, DType::float64);
   for (bool correct : {true, false}) {
     GradCheckResult r = gradcheck(
-        [correct](const std::vector<Tensor>& in) { return softplus(in[0], correct); }, {x},
-        GradCheckOptions{}, "softplus");
+        [correct](const std::vector<Tensor>& in) { return softplus(in[0], correct); },
+        {x}, GradCheckOptions{}, "softplus");
     const InputCheck& c = r.inputs[0];
-    std::printf("%s backward: %s, max abs err %.1e, worst index (%zu,%zu): "
-                "analytic %.6f vs numeric %.6f\n",
-                correct ? "correct" : "wrong  ", r.passed ? "PASS" : "FAIL", c.max_abs_err,
-                c.worst_index[0], c.worst_index[1], c.analytic, c.numeric);
+    std::printf(
+        "%s backward: %s, max abs err %.1e, worst index (%zu,%zu): "
+        "analytic %.6f vs numeric %.6f\n",
+        correct ? "correct" : "wrong  ", r.passed ? "PASS" : "FAIL", c.max_abs_err,
+        c.worst_index[0], c.worst_index[1], c.analytic, c.numeric);
   }
   // doc:end check
 
@@ -41,12 +42,14 @@ int main() {
   // Why float64: the same difference quotient in float32 rounds to ~1e-7 / eps.
   double eps = 1e-3;
   float xf = 0.5f;
-  float numeric32 = (std::log1p(std::exp(xf + float(eps))) - std::log1p(std::exp(xf - float(eps)))) /
-                    float(2 * eps);
-  double numeric64 = (std::log1p(std::exp(0.5 + eps)) - std::log1p(std::exp(0.5 - eps))) / (2 * eps);
+  float numeric32 =
+      (std::log1p(std::exp(xf + float(eps))) - std::log1p(std::exp(xf - float(eps)))) /
+      float(2 * eps);
+  double numeric64 =
+      (std::log1p(std::exp(0.5 + eps)) - std::log1p(std::exp(0.5 - eps))) / (2 * eps);
   double exact = 1 / (1 + std::exp(-0.5));
-  std::printf("d softplus/dx at 0.5: exact %.9f, float64 diff %.9f, float32 diff %.9f\n", exact,
-              numeric64, double(numeric32));
+  std::printf("d softplus/dx at 0.5: exact %.9f, float64 diff %.9f, float32 diff %.9f\n",
+              exact, numeric64, double(numeric32));
   // doc:end float32
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "glassllm/model.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 

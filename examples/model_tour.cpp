@@ -8,9 +8,9 @@
 #include <numeric>
 #include <vector>
 
-#include "glassllm/blas.h"
-#include "glassllm/model.h"
-#include "glassllm/tokenizer.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
 
 using namespace glassllm;
 
@@ -18,20 +18,22 @@ int main() {
   set_blas_threads(1);  // the printed logits do not depend on the core count
 
   // doc:begin config
-  Tokenizer tok;                       // characters: 98 ids
-  Config cfg;                          // every other field keeps its default
+  Tokenizer tok;  // characters: 98 ids
+  Config cfg;     // every other field keeps its default
   cfg.vocab_size = tok.vocab_size();
-  GlassLM model(cfg, /*seed=*/0);      // float32, weights drawn from seed 0
-  std::printf("d_model %zu, n_layers %zu, n_heads %zu, n_kv_heads %zu, head_dim %zu, "
-              "d_ff %zu, max_len %zu, vocab %zu\n",
-              cfg.d_model, cfg.n_layers, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim(),
-              cfg.d_ff, cfg.max_len, cfg.vocab_size);
+  GlassLM model(cfg, /*seed=*/0);  // float32, weights drawn from seed 0
+  std::printf(
+      "d_model %zu, n_layers %zu, n_heads %zu, n_kv_heads %zu, head_dim %zu, "
+      "d_ff %zu, max_len %zu, vocab %zu\n",
+      cfg.d_model, cfg.n_layers, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim(), cfg.d_ff,
+      cfg.max_len, cfg.vocab_size);
   // doc:end config
 
   // doc:begin params
   std::size_t total = 0;
   for (const auto& [name, w] : model.named_parameters()) {
-    std::printf("%-50s %-10s %8zu\n", name.c_str(), shape_str(w.shape()).c_str(), w.size());
+    std::printf("%-50s %-10s %8zu\n", name.c_str(), shape_str(w.shape()).c_str(),
+                w.size());
     total += w.size();
   }
   std::printf("total %zu parameters (parameter_count() says %zu), %zu bytes in float32\n",
@@ -42,8 +44,8 @@ int main() {
   std::vector<std::int64_t> ids = tok.encode("Hello");  // [5] -> B = 1, T = 5
   Tensor logits;
   {
-    no_grad guard;                 // inference: record no graph
-    logits = model.forward(ids);   // [1, 5, 98]
+    no_grad guard;                // inference: record no graph
+    logits = model.forward(ids);  // [1, 5, 98]
   }
   std::printf("ids");
   for (auto id : ids) std::printf(" %lld", (long long)id);

@@ -10,15 +10,15 @@ using namespace glassllm;
 int main() {
   // doc:begin braces
   // Every brace level is one axis, as in np.array: no ambiguity.
-  std::cout << shape_str(tensor({{1}, {2}}).shape()) << " "   // a column
-            << shape_str(tensor({{1, 2}}).shape()) << " "     // a row
-            << shape_str(tensor({1, 2}).shape()) << " "       // a vector
-            << shape_str(tensor(5).shape()) << "\n";          // a scalar
+  std::cout << shape_str(tensor({{1}, {2}}).shape()) << " "  // a column
+            << shape_str(tensor({{1, 2}}).shape()) << " "    // a row
+            << shape_str(tensor({1, 2}).shape()) << " "      // a vector
+            << shape_str(tensor(5).shape()) << "\n";         // a scalar
   // doc:end braces
 
   // doc:begin literal_dtype
   // A plain double takes the tensor's dtype: float32 stays float32.
-  Tensor h = tensor({1, 2});                        // float32
+  Tensor h = tensor({1, 2});  // float32
   std::cout << dtype_name((h * 0.1).dtype()) << " "
             << dtype_name((h * scalar(0.1)).dtype()) << "\n";
   // doc:end literal_dtype

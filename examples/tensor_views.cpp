@@ -18,14 +18,14 @@ int main() {
 
   // doc:begin views
   // reshape is a view: a new Tensor over the SAME elements (no copy).
-  Tensor x = arange(6);                 // (6,)  [0 1 2 3 4 5]
-  Tensor m = reshape(x, {2, 3});        // (2,3) sharing x's memory
-  m.mutable_data<float>()[0] = 100.0f;  // write through m ...
+  Tensor x = arange(6);                                  // (6,)  [0 1 2 3 4 5]
+  Tensor m = reshape(x, {2, 3});                         // (2,3) sharing x's memory
+  m.mutable_data<float>()[0] = 100.0f;                   // write through m ...
   std::cout << "x after writing m[0,0]: " << x << "\n";  // ... and x sees it
 
   // permute (and transpose) write a new contiguous array: a copy.
-  Tensor p = permute(m, {1, 0});        // (3,2)
-  p.mutable_data<float>()[1] = -1.0f;   // p[0,1] is m[1,0]
+  Tensor p = permute(m, {1, 0});                          // (3,2)
+  p.mutable_data<float>()[1] = -1.0f;                     // p[0,1] is m[1,0]
   std::cout << "m after writing p[0,1]:\n" << m << "\n";  // m is unchanged
   // doc:end views
   return 0;

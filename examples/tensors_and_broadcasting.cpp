@@ -9,13 +9,13 @@ using namespace glassllm;
 
 int main() {
   // doc:begin create
-  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});          // float32 by default
-  Tensor b = arange(3, DType::float64);                // [0, 1, 2] in float64
+  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});  // float32 by default
+  Tensor b = arange(3, DType::float64);       // [0, 1, 2] in float64
   Tensor z = zeros({2, 3, 4});
   std::cout << a << "\n";
   std::cout << "shape " << shape_str(a.shape()) << ", ndim " << a.ndim() << ", size "
-            << a.size() << ", dtype " << dtype_name(a.dtype()) << ", nbytes " << a.nbytes()
-            << "\n";
+            << a.size() << ", dtype " << dtype_name(a.dtype()) << ", nbytes "
+            << a.nbytes() << "\n";
   std::cout << b.repr() << "\n";
   std::cout << "z has shape " << shape_str(z.shape()) << "\n";
   // doc:end create

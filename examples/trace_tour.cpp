@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "glassllm/model.h"
-#include "glassllm/tokenizer.h"
-#include "glassllm/tracer.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+#include "glassllm/trace/tracer.h"
 
 using namespace glassllm;
 
@@ -28,17 +28,20 @@ int main() {
   Tracer tracer({}, &tokenizer);  // active until it goes out of scope
   GenerateOptions options;
   options.max_new_tokens = 3;  // the prefill's token, then 2 decode steps
-  options.on_step = [&](const Tensor&, std::int64_t next) { tracer.set_next_token(next); };
+  options.on_step = [&](const Tensor&, std::int64_t next) {
+    tracer.set_next_token(next);
+  };
   model.generate(tokenizer.encode("GQA"), options);
   // doc:end trace
 
   // doc:begin steps
   for (const TraceStep& s : tracer.steps()) {
-    std::printf("step %zu %-7s start %zu, %zu new token(s), cache %s = %zu bytes, "
-                "repeat_kv: %zu ops, %zu bytes\n",
-                s.index, s.kind.c_str(), s.start, s.tokens.size(),
-                shape_str(s.cache_shape).c_str(), s.cache_bytes, s.graph.count("repeat_kv"),
-                s.graph.bytes_written("repeat_kv"));
+    std::printf(
+        "step %zu %-7s start %zu, %zu new token(s), cache %s = %zu bytes, "
+        "repeat_kv: %zu ops, %zu bytes\n",
+        s.index, s.kind.c_str(), s.start, s.tokens.size(),
+        shape_str(s.cache_shape).c_str(), s.cache_bytes, s.graph.count("repeat_kv"),
+        s.graph.bytes_written("repeat_kv"));
   }
   // doc:end steps
 
@@ -51,8 +54,10 @@ int main() {
   const Snapshot& k = steps[0].snapshot("attn.k", 0);       // [1, 2, 3, 4]
   const Snapshot& s = steps[2].snapshot("attn.scores", 0);  // [1, 4, 1, 5]
   double dot = 0;
-  for (std::size_t d = 0; d < 4; ++d) dot += q.data[3 * 4 + d] * k.data[(1 * 3 + 1) * 4 + d];
-  std::printf("recorded %.6f, recomputed q . k / sqrt(4) = %.6f\n", s.data[3 * 5 + 1], dot / 2);
+  for (std::size_t d = 0; d < 4; ++d)
+    dot += q.data[3 * 4 + d] * k.data[(1 * 3 + 1) * 4 + d];
+  std::printf("recorded %.6f, recomputed q . k / sqrt(4) = %.6f\n", s.data[3 * 5 + 1],
+              dot / 2);
   // doc:end score
 
   // doc:begin masked
@@ -71,8 +76,8 @@ int main() {
     if (l.layer == 0)
       std::printf("layer 0 %s: step %zu node %zu (%s) -> step %zu node %zu (%s)\n",
                   l.tensor.c_str(), l.from_step, l.from_node,
-                  steps[l.from_step].graph.nodes[l.from_node].op.c_str(), l.to_step, l.to_node,
-                  steps[l.to_step].graph.nodes[l.to_node].op.c_str());
+                  steps[l.from_step].graph.nodes[l.from_node].op.c_str(), l.to_step,
+                  l.to_node, steps[l.to_step].graph.nodes[l.to_node].op.c_str());
   // doc:end links
 
   // doc:begin json

@@ -1,14 +1,14 @@
 // training_step.cpp: one training step by hand on a tiny model: a batch of
 // the copy task, the loss, backward, gradient clipping, one AdamW update,
 // and the loss after it. Quoted by docs/08-training.md; `glassllm train`
-// repeats exactly this step (glassllm/train.cpp).
+// repeats exactly this step (glassllm/train/train.cpp).
 #include <cstdio>
 
-#include "glassllm/blas.h"
+#include "glassllm/fast/blas.h"
 #include "glassllm/glassllm.h"
-#include "glassllm/model.h"
-#include "glassllm/optim.h"
-#include "glassllm/tasks.h"
+#include "glassllm/model/model.h"
+#include "glassllm/train/optim.h"
+#include "glassllm/train/tasks.h"
 
 using namespace glassllm;
 

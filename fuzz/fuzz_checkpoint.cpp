@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "glassllm/checkpoint_internal.h"
+#include "glassllm/model/checkpoint_internal.h"
 
 using namespace glassllm;
 
@@ -29,14 +29,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     auto [cfg, dtype] = config_from_json(text);
     // Whatever was accepted must survive a round trip.
-    auto [again, dtype2] = config_from_json(config_to_json(cfg, dtype.value_or(DType::float32)));
-    if (again.d_model != cfg.d_model || again.n_kv_heads != cfg.n_kv_heads) __builtin_trap();
+    auto [again, dtype2] =
+        config_from_json(config_to_json(cfg, dtype.value_or(DType::float32)));
+    if (again.d_model != cfg.d_model || again.n_kv_heads != cfg.n_kv_heads)
+      __builtin_trap();
   } catch (const std::invalid_argument&) {
   }
 
   try {
     Tokenizer tok = Tokenizer::from_json(text);
-    if (Tokenizer::from_json(tok.to_json()).vocab_size() != tok.vocab_size()) __builtin_trap();
+    if (Tokenizer::from_json(tok.to_json()).vocab_size() != tok.vocab_size())
+      __builtin_trap();
   } catch (const std::invalid_argument&) {
   }
 

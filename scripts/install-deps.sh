@@ -44,7 +44,7 @@ fi
 # The inspector's tests drive Debian's Chromium with playwright-core from the
 # npm registry (viewer/package-lock.json). Never a downloaded browser.
 viewer="$(cd "$(dirname "$0")/.." && pwd)/viewer"
-if [ "${1:-}" != "--fuzz" ] && [ ! -d "$viewer/node_modules/playwright-core" ]; then
+if [ "${1:-}" != "--fuzz" ] && { [ ! -d "$viewer/node_modules/playwright-core" ] || [ ! -d "$viewer/node_modules/prettier" ]; }; then
   echo "install-deps: npm ci --prefix viewer (playwright-core, no browser download)"
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$viewer" --no-audit --no-fund >/dev/null
 fi

@@ -4,16 +4,15 @@
 
 #include <doctest/doctest.h>
 
-#include <set>
-
 #include <cmath>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "glassllm/custom_op.h"
-#include "glassllm/gradcheck.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/custom_op.h"
+#include "glassllm/engine/gradcheck.h"
+#include "glassllm/engine/ops.h"
 
 namespace glassllm::test {
 
@@ -52,7 +51,8 @@ inline double max_abs_diff(const Tensor& a, const Tensor& b) {
 //   dL/dx_i ~ (L(x + h e_i) - L(x - h e_i)) / (2h),  h = 1e-6,
 // within 1e-6 + 1e-5 |numeric| (the error of the difference is ~h^2 plus
 // rounding ~1e-16 / h = 1e-10).
-inline void check_gradient(const std::function<Tensor(const Tensor&)>& f, const Tensor& x0) {
+inline void check_gradient(const std::function<Tensor(const Tensor&)>& f,
+                           const Tensor& x0) {
   const Shape shape = x0.shape();
   const std::vector<double> x = x0.to_vector();
   Shape out_shape;

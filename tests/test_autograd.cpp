@@ -31,7 +31,8 @@ TEST_CASE("backward accumulates into leaves across calls until zero_grad") {
   check_tensor(w.grad(), {2}, {1, 1});
 }
 
-TEST_CASE("backward with an explicit upstream gradient computes a vector-Jacobian product") {
+TEST_CASE(
+    "backward with an explicit upstream gradient computes a vector-Jacobian product") {
   // y = 2x elementwise, dout = [1, 10, 100] -> dx = [2, 20, 200].
   Tensor x = tensor({1, 1, 1}).requires_grad_();
   Tensor y = x * 2.0;
@@ -42,13 +43,16 @@ TEST_CASE("backward with an explicit upstream gradient computes a vector-Jacobia
 TEST_CASE("backward refuses what it cannot do, saying why") {
   Tensor x = tensor({1, 2}).requires_grad_();
   Tensor y = x * 2.0;
-  CHECK_THROWS_WITH_AS(y.backward(), doctest::Contains("output of shape (2,) is not a scalar"),
+  CHECK_THROWS_WITH_AS(y.backward(),
+                       doctest::Contains("output of shape (2,) is not a scalar"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(y.backward(tensor({1, 2, 3})),
-                       doctest::Contains("upstream gradient (3,) float32 does not match the output (2,) float32"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(sum(tensor({1, 2})).backward(), doctest::Contains("does not require grad"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      y.backward(tensor({1, 2, 3})),
+      doctest::Contains(
+          "upstream gradient (3,) float32 does not match the output (2,) float32"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(sum(tensor({1, 2})).backward(),
+                       doctest::Contains("does not require grad"), std::invalid_argument);
 }
 
 TEST_CASE("intermediate gradients are freed unless retain_grad is asked for") {
@@ -70,7 +74,7 @@ TEST_CASE("detach shares the data but cuts the graph") {
   CHECK_FALSE(d.requires_grad());
   CHECK(d.is_leaf());
   CHECK(d.data<float>() == y.data<float>());  // same memory
-  Tensor z = sum(d * x);  // only the x path carries a gradient
+  Tensor z = sum(d * x);                      // only the x path carries a gradient
   z.backward();
   check_tensor(x.grad(), {2}, {2, 4});
 }

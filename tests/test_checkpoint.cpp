@@ -7,12 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "check.h"
-#include "glassllm/checkpoint.h"
-#include "glassllm/checkpoint_internal.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checkpoint_internal.h"
 
 using namespace glassllm;
 using glassllm::test::check_tensor;
@@ -21,7 +20,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // doctest::Contains for a message built at run time (it takes doctest::String).
-doctest::Contains contains(const std::string& text) { return doctest::Contains(text.c_str()); }
+doctest::Contains contains(const std::string& text) {
+  return doctest::Contains(text.c_str());
+}
 
 std::string corpus_path(const std::string& name) {
   return std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" + name;
@@ -49,7 +50,8 @@ void write_text(const std::string& path, const std::string& text) {
 
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -67,7 +69,9 @@ Config tiny_config() {
   cfg.max_len = 8;
   return cfg;
 }
-Tokenizer tiny_tokenizer() { return Tokenizer({"a", "b", "c", "d"}); }
+Tokenizer tiny_tokenizer() {
+  return Tokenizer({"a", "b", "c", "d"});
+}
 
 // True when two tensors have the same shape, dtype and bytes (nan == nan).
 bool bit_equal(const Tensor& a, const Tensor& b) {
@@ -86,7 +90,8 @@ struct RawTensor {
   Shape shape;
   std::string bytes;
 };
-void write_raw_safetensors(const std::string& path, const std::vector<RawTensor>& tensors) {
+void write_raw_safetensors(const std::string& path,
+                           const std::vector<RawTensor>& tensors) {
   std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
   std::string data;
   for (const RawTensor& t : tensors) {
@@ -131,9 +136,10 @@ TEST_CASE("safetensors: a one-tensor file, byte by byte") {
   // header: {"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}} is 54 bytes,
   // padded with 2 spaces to 56 = 0x38; then 1.0f = 0x3f800000 and
   // -2.0f = 0xc0000000, little-endian.
-  std::string expected = std::string("\x38\0\0\0\0\0\0\0", 8) +
-                         "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}  " +
-                         std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8);
+  std::string expected =
+      std::string("\x38\0\0\0\0\0\0\0", 8) +
+      "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}  " +
+      std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8);
   CHECK(detail::read_file(dir / "x.safetensors") == expected);
   CHECK(files_in(dir.path) == std::vector<std::string>{"x.safetensors"});  // no .tmp left
 }
@@ -168,9 +174,9 @@ TEST_CASE("safetensors: half and bfloat16 bits widen exactly to float32") {
   CHECK(f16_to_f32(0xC000) == -2.0f);
   CHECK(f16_to_f32(0x3555) == 0.333251953125f);  // 1365/4096: 1/3 rounded to 10 bits
   CHECK(f16_to_f32(0x7BFF) == 65504.0f);         // the largest half
-  CHECK(f16_to_f32(0x0400) == std::ldexp(1.0f, -14));            // smallest normal
-  CHECK(f16_to_f32(0x03FF) == std::ldexp(1023.0f, -24));         // largest subnormal
-  CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));            // smallest subnormal
+  CHECK(f16_to_f32(0x0400) == std::ldexp(1.0f, -14));     // smallest normal
+  CHECK(f16_to_f32(0x03FF) == std::ldexp(1023.0f, -24));  // largest subnormal
+  CHECK(f16_to_f32(0x0001) == std::ldexp(1.0f, -24));     // smallest subnormal
   CHECK(f16_to_f32(0x8001) == -std::ldexp(1.0f, -24));
   CHECK(f16_to_f32(0x0000) == 0.0f);
   CHECK(std::signbit(f16_to_f32(0x8000)));  // -0 keeps its sign
@@ -219,32 +225,40 @@ TEST_CASE("safetensors: each broken file gives its own error") {
   };
   const Case cases[] = {
       {"too_short.safetensors", "file is 5 bytes, shorter than the 8-byte header length"},
-      {"header_too_long.safetensors", "header length 1000 is larger than the file (15 bytes)"},
+      {"header_too_long.safetensors",
+       "header length 1000 is larger than the file (15 bytes)"},
       {"header_absurd.safetensors", "header length 1099511627776 is absurd"},
-      {"not_json_header.safetensors", "header: invalid JSON: [json.exception.parse_error.101] "
-                                      "parse error at line 1, column 3"},
+      {"not_json_header.safetensors",
+       "header: invalid JSON: [json.exception.parse_error.101] "
+       "parse error at line 1, column 3"},
       {"header_not_object.safetensors", "header is not a JSON object"},
       {"entry_not_object.safetensors", "tensor 'w': entry is not an object"},
       {"bad_dtype.safetensors", "tensor 'w': unknown dtype 'I8'"},
-      {"negative_shape.safetensors", "tensor 'w': shape is not a list of non-negative integers"},
+      {"negative_shape.safetensors",
+       "tensor 'w': shape is not a list of non-negative integers"},
       {"bad_offsets.safetensors",
        "tensor 'w': data_offsets must be two integers [begin, end] with begin <= end"},
       {"offsets_past_end.safetensors",
        "tensor 'w': data_offsets [0, 64] end beyond the data buffer (8 bytes)"},
       {"truncated_data.safetensors",
        "tensor 'w': data_offsets [0, 16] end beyond the data buffer (10 bytes)"},
-      {"size_mismatch.safetensors", "tensor 'lm_head.weight': data_offsets [0, 100] hold 100 "
-                                    "bytes but shape (5,4) F32 needs 80"},
+      {"size_mismatch.safetensors",
+       "tensor 'lm_head.weight': data_offsets [0, 100] hold 100 "
+       "bytes but shape (5,4) F32 needs 80"},
       {"overlapping_offsets.safetensors", "tensors 'a' [0, 8] and 'b' [4, 12] overlap"},
       {"gap_in_data.safetensors",
        "bytes [4, 8) of the data buffer belong to no tensor (a gap before 'b')"},
-      {"trailing_bytes.safetensors", "the data buffer has 8 bytes but the tensors cover only 4"},
+      {"trailing_bytes.safetensors",
+       "the data buffer has 8 bytes but the tensors cover only 4"},
       {"duplicate_name.safetensors", "header: duplicate key \"w\""},
-      {"number_overflow.safetensors", "header: invalid JSON: [json.exception.out_of_range.406] "
-                                      "number overflow parsing '1E400'"},
-      {"metadata_not_string.safetensors", "__metadata__ value of 'format' is not a string"},
-      {"shape_overflow.safetensors", "tensor 'w': data_offsets [0, 4] hold 4 bytes but shape "
-                                     "(4294967296,4294967296,16) F32 needs more than 2^64"},
+      {"number_overflow.safetensors",
+       "header: invalid JSON: [json.exception.out_of_range.406] "
+       "number overflow parsing '1E400'"},
+      {"metadata_not_string.safetensors",
+       "__metadata__ value of 'format' is not a string"},
+      {"shape_overflow.safetensors",
+       "tensor 'w': data_offsets [0, 4] hold 4 bytes but shape "
+       "(4294967296,4294967296,16) F32 needs more than 2^64"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
@@ -252,22 +266,25 @@ TEST_CASE("safetensors: each broken file gives its own error") {
     CHECK_THROWS_WITH_AS(read_safetensors(path), contains(path + ": " + c.message),
                          std::runtime_error);
   }
-  CHECK_THROWS_WITH_AS(read_safetensors("/nonexistent/model.safetensors"),
-                       doctest::Contains("/nonexistent/model.safetensors: cannot read: No such"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(
+      read_safetensors("/nonexistent/model.safetensors"),
+      doctest::Contains("/nonexistent/model.safetensors: cannot read: No such"),
+      std::runtime_error);
 }
 
 TEST_CASE("safetensors: write_safetensors rejects names it cannot write") {
   TempDir dir("st_names");
-  CHECK_THROWS_WITH_AS(write_safetensors(dir / "t.safetensors", {{"w", ones({1})}, {"w", ones({1})}}),
-                       doctest::Contains("tensor 'w' appears twice"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(write_safetensors(dir / "t.safetensors", {{"__metadata__", ones({1})}}),
-                       doctest::Contains("invalid tensor name '__metadata__'"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      write_safetensors(dir / "t.safetensors", {{"w", ones({1})}, {"w", ones({1})}}),
+      doctest::Contains("tensor 'w' appears twice"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      write_safetensors(dir / "t.safetensors", {{"__metadata__", ones({1})}}),
+      doctest::Contains("invalid tensor name '__metadata__'"), std::invalid_argument);
   CHECK(files_in(dir.path).empty());
 }
 
-// ---- config.json -----------------------------------------------------------------------
+// ---- config.json
+// -----------------------------------------------------------------------
 
 TEST_CASE("checkpoint: config.json has every Hugging Face LlamaConfig key") {
   auto j = nlohmann::json::parse(config_to_json(tiny_config(), DType::float64));
@@ -289,8 +306,8 @@ TEST_CASE("checkpoint: config.json has every Hugging Face LlamaConfig key") {
   CHECK(j["mlp_bias"] == false);
   CHECK(j["torch_dtype"] == "float64");
   CHECK(j.size() == 17);  // exactly these keys
-  CHECK(nlohmann::json::parse(config_to_json(tiny_config(), DType::float32))["torch_dtype"] ==
-        "float32");
+  CHECK(nlohmann::json::parse(
+            config_to_json(tiny_config(), DType::float32))["torch_dtype"] == "float32");
 }
 
 TEST_CASE("checkpoint: config_from_json reads what config_to_json wrote") {
@@ -310,7 +327,9 @@ TEST_CASE("checkpoint: config_from_json reads what config_to_json wrote") {
   CHECK(dtype == DType::float64);
 }
 
-TEST_CASE("checkpoint: a Hugging Face config without num_key_value_heads gives every head its K/V") {
+TEST_CASE(
+    "checkpoint: a Hugging Face config without num_key_value_heads gives every head its "
+    "K/V") {
   // As transformers writes it: extra keys, integer rope_theta, bfloat16.
   auto [cfg, dtype] = config_from_json(R"({
     "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 8,
@@ -331,38 +350,47 @@ TEST_CASE("checkpoint: each broken config.json gives its own error") {
   };
   const Case cases[] = {
       {"config_missing_hidden_size.json", "config.json: missing key 'hidden_size'"},
-      {"config_wrong_type.json", "config.json: 'hidden_size' is string, expected an integer"},
+      {"config_wrong_type.json",
+       "config.json: 'hidden_size' is string, expected an integer"},
       {"config_negative_size.json",
        "config.json: 'hidden_size' is -8, expected a positive integer"},
-      {"config_bad_head_dim.json", "config.json: head_dim 2 is not hidden_size / "
-                                   "num_attention_heads (8 / 2)"},
-      {"config_rope_scaling.json", "config.json: rope_scaling is set; GlassLM supports only"},
+      {"config_bad_head_dim.json",
+       "config.json: head_dim 2 is not hidden_size / "
+       "num_attention_heads (8 / 2)"},
+      {"config_rope_scaling.json",
+       "config.json: rope_scaling is set; GlassLM supports only"},
       {"config_attention_bias.json", "config.json: attention_bias is true"},
       {"config_gelu.json", "config.json: hidden_act is 'gelu'"},
       {"config_duplicate_key.json", "config.json: duplicate key \"hidden_size\""},
       {"config_not_llama.json", "config.json: model_type is 'gpt2', expected 'llama'"},
-      {"config_not_json.json", "config.json: invalid JSON: [json.exception.parse_error.101]"},
-      {"config_number_overflow.json", "config.json: invalid JSON: [json.exception.out_of_range.406]"},
+      {"config_not_json.json",
+       "config.json: invalid JSON: [json.exception.parse_error.101]"},
+      {"config_number_overflow.json",
+       "config.json: invalid JSON: [json.exception.out_of_range.406]"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
     CHECK_THROWS_WITH_AS(config_from_json(detail::read_file(corpus_path(c.file))),
                          doctest::Contains(c.message), std::invalid_argument);
   }
-  CHECK(config_from_json(detail::read_file(corpus_path("config_valid.json"))).first.d_model == 8);
+  CHECK(config_from_json(detail::read_file(corpus_path("config_valid.json")))
+            .first.d_model == 8);
   // Config::validate's own checks come through, prefixed with the file.
   std::string three_kv = config_to_json(tiny_config(), DType::float32);
-  three_kv.replace(three_kv.find("\"num_key_value_heads\": 1"), 24, "\"num_key_value_heads\": 3");
+  three_kv.replace(three_kv.find("\"num_key_value_heads\": 1"), 24,
+                   "\"num_key_value_heads\": 3");
   CHECK_THROWS_WITH_AS(config_from_json(three_kv),
                        doctest::Contains("n_kv_heads (3) must divide n_heads (2)"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(
-      config_from_json(R"({"model_type": "llama", "architectures": ["MistralForCausalLM"]})"),
+      config_from_json(
+          R"({"model_type": "llama", "architectures": ["MistralForCausalLM"]})"),
       doctest::Contains("architecture 'MistralForCausalLM' is not supported"),
       std::invalid_argument);
 }
 
-// ---- checkpoint folders -----------------------------------------------------------------
+// ---- checkpoint folders
+// -----------------------------------------------------------------
 
 TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
   for (DType dtype : {DType::float32, DType::float64}) {
@@ -372,7 +400,8 @@ TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
     Tokenizer tok = tiny_tokenizer();
     save_checkpoint(dir / "ckpt", model, &tok);
     CHECK(files_in(dir.path / "ckpt") ==
-          std::vector<std::string>{"config.json", "glassllm_tokenizer.json", "model.safetensors"});
+          std::vector<std::string>{"config.json", "glassllm_tokenizer.json",
+                                   "model.safetensors"});
 
     Checkpoint back = load_checkpoint(dir / "ckpt");
     CHECK(back.model.dtype() == dtype);
@@ -466,7 +495,8 @@ TEST_CASE("checkpoint: a bfloat16 checkpoint with tied embeddings loads as float
   raw[0].bytes = bf16(40, 0x3E80, 0xC040);  // the embedding: 0.25, -3, 0.25, ...
   write_raw_safetensors(dir / "model.safetensors", raw);
   std::string config = config_to_json(cfg, DType::float32);
-  config.replace(config.find("\"tie_word_embeddings\": false"), 28, "\"tie_word_embeddings\": true");
+  config.replace(config.find("\"tie_word_embeddings\": false"), 28,
+                 "\"tie_word_embeddings\": true");
   config.replace(config.find("\"float32\""), 9, "\"bfloat16\"");
   write_text(dir / "config.json", config);
 
@@ -480,7 +510,8 @@ TEST_CASE("checkpoint: a bfloat16 checkpoint with tied embeddings loads as float
   CHECK(ckpt.model.lm_head.data<float>() != ckpt.model.embed_tokens.data<float>());
 }
 
-TEST_CASE("checkpoint: loading converts the dtype when asked, or when the file mixes them") {
+TEST_CASE(
+    "checkpoint: loading converts the dtype when asked, or when the file mixes them") {
   TempDir dir("dtype");
   GlassLM model(tiny_config(), 7, DType::float64);
   save_checkpoint(dir / "c", model);
@@ -490,7 +521,9 @@ TEST_CASE("checkpoint: loading converts the dtype when asked, or when the file m
   CHECK(as32.model.lm_head.at({1, 2}) == double(float(model.lm_head.at({1, 2}))));
 
   // One float32 weight in a float64 file: the config's torch_dtype decides.
-  edit_weights(dir / "c", [](NamedTensors& t) { t[1].second = astype(t[1].second, DType::float32); });
+  edit_weights(dir / "c", [](NamedTensors& t) {
+    t[1].second = astype(t[1].second, DType::float32);
+  });
   Checkpoint mixed = load_checkpoint(dir / "c");
   CHECK(mixed.model.dtype() == DType::float64);
   CHECK(mixed.model.layers[0].input_layernorm.dtype() == DType::float64);
@@ -503,12 +536,13 @@ TEST_CASE("checkpoint: missing, unexpected and misshaped weights are named") {
   const std::string file = dir / "c/model.safetensors";
   SUBCASE("missing") {
     edit_weights(dir / "c", [](NamedTensors& t) {
-      std::erase_if(t, [](auto& p) { return p.first == "model.layers.1.mlp.up_proj.weight"; });
+      std::erase_if(
+          t, [](auto& p) { return p.first == "model.layers.1.mlp.up_proj.weight"; });
     });
     CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                          contains(file + ": missing weight "
-                                                  "'model.layers.1.mlp.up_proj.weight' "
-                                                  "(expected shape (16,8))"),
+                                         "'model.layers.1.mlp.up_proj.weight' "
+                                         "(expected shape (16,8))"),
                          std::runtime_error);
   }
   SUBCASE("unexpected") {
@@ -518,8 +552,8 @@ TEST_CASE("checkpoint: missing, unexpected and misshaped weights are named") {
     });
     CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                          contains(file + ": unexpected weights "
-                                                  "'model.layers.0.self_attn.q_proj.bias', "
-                                                  "'model.layers.2.input_layernorm.weight'"),
+                                         "'model.layers.0.self_attn.q_proj.bias', "
+                                         "'model.layers.2.input_layernorm.weight'"),
                          std::runtime_error);
   }
   SUBCASE("misshaped") {
@@ -527,17 +561,19 @@ TEST_CASE("checkpoint: missing, unexpected and misshaped weights are named") {
       for (auto& [name, w] : t)
         if (name == "model.layers.0.self_attn.k_proj.weight") w = zeros({8, 8});
     });
-    CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
-                         contains(file + ": weight 'model.layers.0.self_attn.k_proj.weight'"
-                                                  " has shape (8,8), expected (4,8)"),
-                         std::runtime_error);
+    CHECK_THROWS_WITH_AS(
+        load_checkpoint(dir / "c"),
+        contains(file + ": weight 'model.layers.0.self_attn.k_proj.weight'"
+                        " has shape (8,8), expected (4,8)"),
+        std::runtime_error);
   }
   SUBCASE("config.json missing or broken") {
     fs::remove(dir / "c/config.json");
     CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                          contains(dir / "c/config.json: cannot read: No such file"),
                          std::runtime_error);
-    write_text(dir / "c/config.json", detail::read_file(corpus_path("config_wrong_type.json")));
+    write_text(dir / "c/config.json",
+               detail::read_file(corpus_path("config_wrong_type.json")));
     CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                          contains(dir / "c/config.json: 'hidden_size' is string"),
                          std::runtime_error);
@@ -577,8 +613,10 @@ TEST_CASE("checkpoint: an interrupted save never corrupts the previous checkpoin
   // next save overwrites it and removes it by renaming.
   write_text(dir / "c/model.safetensors.tmp", "half a fi");
   save_checkpoint(dir / "c", second);
-  CHECK(files_in(dir.path / "c") == std::vector<std::string>{"config.json", "model.safetensors"});
-  CHECK(bit_equal(load_checkpoint(dir / "c").model.layers[0].q_proj, second.layers[0].q_proj));
+  CHECK(files_in(dir.path / "c") ==
+        std::vector<std::string>{"config.json", "model.safetensors"});
+  CHECK(bit_equal(load_checkpoint(dir / "c").model.layers[0].q_proj,
+                  second.layers[0].q_proj));
 
   // A save that fails part way (here the temporary name is taken by a folder,
   // so the new weights cannot be written) throws and leaves the old files.

@@ -2,9 +2,9 @@
 // is in models/demo/README.md), loads as a checkpoint and solves copy on
 // held-out examples it has never seen.
 #include "check.h"
-#include "glassllm/checkpoint.h"
-#include "glassllm/tasks.h"
-#include "glassllm/train.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/train/tasks.h"
+#include "glassllm/train/train.h"
 
 using namespace glassllm;
 

@@ -9,7 +9,7 @@
 #include "check.h"
 #include "exercises/exercises.h"
 #include "exercises/grader.h"
-#include "glassllm/model.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 using namespace glassllm::test;

@@ -17,8 +17,9 @@ Tensor square(const Tensor& x, double factor) {
 
 TEST_CASE("a custom op with a correct backward passes the gradient checker") {
   Tensor x = randn({3, 4}, 1, DType::float64);
-  GradCheckResult r = gradcheck(
-      [](const std::vector<Tensor>& in) { return square(in[0], 2.0); }, {x}, {}, "square");
+  GradCheckResult r =
+      gradcheck([](const std::vector<Tensor>& in) { return square(in[0], 2.0); }, {x}, {},
+                "square");
   CAPTURE(r.message());
   CHECK(r.passed);
   REQUIRE(r.inputs.size() == 1);
@@ -30,8 +31,9 @@ TEST_CASE("a wrong backward fails, naming the op, the input and the worst index"
   // Backward 1*x instead of 2*x: the error at element i is |x_i| * |R_i|, so
   // the worst index is where that product is largest; we compute it here.
   Tensor x = tensor({{0.1, -3.0}, {0.5, 0.2}}, DType::float64);
-  GradCheckResult r = gradcheck(
-      [](const std::vector<Tensor>& in) { return square(in[0], 1.0); }, {x}, {}, "square");
+  GradCheckResult r =
+      gradcheck([](const std::vector<Tensor>& in) { return square(in[0], 1.0); }, {x}, {},
+                "square");
   CHECK_FALSE(r.passed);
   REQUIRE(r.inputs.size() == 1);
   CHECK_FALSE(r.inputs[0].passed);
@@ -64,10 +66,11 @@ TEST_CASE("the checker finds which of several inputs has the wrong gradient") {
 }
 
 TEST_CASE("the checker needs float64 inputs and leaves the caller's tensors alone") {
-  CHECK_THROWS_WITH_AS(gradcheck([](const std::vector<Tensor>& in) { return exp(in[0]); },
-                                 {ones({2})}),
-                       doctest::Contains("input 0 of shape (2,) is float32; finite differences need float64"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      gradcheck([](const std::vector<Tensor>& in) { return exp(in[0]); }, {ones({2})}),
+      doctest::Contains(
+          "input 0 of shape (2,) is float32; finite differences need float64"),
+      std::invalid_argument);
   Tensor x = tensor({1, 2}, DType::float64);
   gradcheck([](const std::vector<Tensor>& in) { return exp(in[0]); }, {x});
   CHECK(x.to_vector() == std::vector<double>{1, 2});
@@ -92,6 +95,7 @@ TEST_CASE("a custom backward of the wrong shape is reported with the op's name")
         return std::vector<Tensor>{ones({3})};
       });
   CHECK_THROWS_WITH_AS(sum(y).backward(),
-                       doctest::Contains("backward of 'bad_shape' returned a gradient (3,) float32 for input 0 of shape (2,3)"),
+                       doctest::Contains("backward of 'bad_shape' returned a gradient "
+                                         "(3,) float32 for input 0 of shape (2,3)"),
                        std::logic_error);
 }

@@ -12,11 +12,14 @@ TEST_CASE("every op's backward passes the float64 gradient check") {
   std::set<std::string> ops;
   for (const auto& c : cases) ops.insert(c.op);
   for (const char* op :
-       {"add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "rsqrt", "tanh",
-        "sigmoid", "silu", "relu", "sum", "mean", "max", "reshape", "permute", "transpose",
-        "squeeze", "unsqueeze", "concat", "slice", "matmul", "linear", "softmax",
-        "log_softmax", "cross_entropy", "embedding", "where", "masked_fill", "repeat_kv",
-        "rmsnorm", "rope", "sum_to_shape", "astype", "matmul_t", "causal_softmax"}) {
+       {"add",          "sub",         "mul",         "div",           "pow",
+        "neg",          "exp",         "log",         "sqrt",          "rsqrt",
+        "tanh",         "sigmoid",     "silu",        "relu",          "sum",
+        "mean",         "max",         "reshape",     "permute",       "transpose",
+        "squeeze",      "unsqueeze",   "concat",      "slice",         "matmul",
+        "linear",       "softmax",     "log_softmax", "cross_entropy", "embedding",
+        "where",        "masked_fill", "repeat_kv",   "rmsnorm",       "rope",
+        "sum_to_shape", "astype",      "matmul_t",    "causal_softmax"}) {
     CAPTURE(op);
     CHECK(ops.count(op) == 1);
   }

@@ -1,4 +1,4 @@
-// Tests for the model (include/glassllm/model.h, glassllm/model.cpp): its
+// Tests for the model (include/glassllm/model/model.h, glassllm/model/model.cpp): its
 // configuration checks, weight names and initialisation, the K/V cache, the
 // two K/V sharing paths, generation and the whole-model gradient.
 //
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "check.h"
-#include "glassllm/model.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 using test::max_abs_diff;
@@ -600,6 +600,7 @@ TEST_CASE("model: parameter(name) reaches the same weight as the public member")
   Tensor replacement = zeros({11, 8});
   model.parameter("lm_head.weight") = replacement;
   CHECK(model.lm_head.is(replacement));
-  CHECK_THROWS_WITH_AS(model.parameter("lm_head"), doctest::Contains("no weight named 'lm_head'"),
+  CHECK_THROWS_WITH_AS(model.parameter("lm_head"),
+                       doctest::Contains("no weight named 'lm_head'"),
                        std::invalid_argument);
 }

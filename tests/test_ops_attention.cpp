@@ -1,4 +1,4 @@
-// Tests for the attention pieces of ops.h (glassllm/ops_attention.cpp):
+// Tests for the attention pieces of ops.h (glassllm/engine/ops_attention.cpp):
 // repeat_kv, rmsnorm, rope and causal_softmax.
 //
 // Expected values are worked out by hand (the arithmetic is in the comments)
@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "check.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
 
 using namespace glassllm;
 using glassllm::test::check_gradient;

@@ -37,19 +37,25 @@ TEST_CASE("broadcasting follows NumPy: align right, stretch length-1 axes") {
   // Middle-axis broadcast: (2,3,2) - (3,1)
   Tensor x = reshape(arange(12), {2, 3, 2});
   Tensor m = tensor({{0}, {100}, {200}});
-  check_tensor(x - m, {2, 3, 2}, {0, 1, -98, -97, -196, -195, 6, 7, -92, -91, -190, -189});
+  check_tensor(x - m, {2, 3, 2},
+               {0, 1, -98, -97, -196, -195, 6, 7, -92, -91, -190, -189});
 }
 
 TEST_CASE("incompatible shapes and mixed dtypes are errors naming op and shapes") {
-  CHECK_THROWS_WITH_AS(ones({2, 3}) + ones({4}),
-                       doctest::Contains("add: shapes (2,3) and (4,) cannot be broadcast: 3 (dim 1) != 4 (dim 0)"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(mul(ones({2, 3}), ones({3, 3})),
-                       doctest::Contains("mul: shapes (2,3) and (3,3) cannot be broadcast"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(ones({2}) + ones({2}, DType::float64),
-                       doctest::Contains("add: dtypes float32 (2,) and float64 (2,) differ; convert one with astype()"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      ones({2, 3}) + ones({4}),
+      doctest::Contains(
+          "add: shapes (2,3) and (4,) cannot be broadcast: 3 (dim 1) != 4 (dim 0)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      mul(ones({2, 3}), ones({3, 3})),
+      doctest::Contains("mul: shapes (2,3) and (3,3) cannot be broadcast"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      ones({2}) + ones({2}, DType::float64),
+      doctest::Contains(
+          "add: dtypes float32 (2,) and float64 (2,) differ; convert one with astype()"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(exp(Tensor()), doctest::Contains("exp: tensor is undefined"),
                        std::invalid_argument);
 }
@@ -59,9 +65,11 @@ TEST_CASE("unary ops match their formulas") {
   check_tensor(exp(x), {3}, {std::exp(-1.0), 1, std::exp(2.0)}, 1e-12);
   check_tensor(tanh(x), {3}, {std::tanh(-1.0), 0, std::tanh(2.0)}, 1e-12);
   // sigmoid(0) = 1/2, sigmoid(-1) = 1/(1+e)
-  check_tensor(sigmoid(x), {3}, {1 / (1 + std::exp(1.0)), 0.5, 1 / (1 + std::exp(-2.0))}, 1e-12);
+  check_tensor(sigmoid(x), {3}, {1 / (1 + std::exp(1.0)), 0.5, 1 / (1 + std::exp(-2.0))},
+               1e-12);
   // silu(x) = x * sigmoid(x)
-  check_tensor(silu(x), {3}, {-1 / (1 + std::exp(1.0)), 0, 2 / (1 + std::exp(-2.0))}, 1e-12);
+  check_tensor(silu(x), {3}, {-1 / (1 + std::exp(1.0)), 0, 2 / (1 + std::exp(-2.0))},
+               1e-12);
   check_tensor(relu(x), {3}, {0, 0, 2});
   Tensor p = tensor({1, 4, 0.25}, DType::float64);
   check_tensor(log(p), {3}, {0, std::log(4.0), std::log(0.25)}, 1e-12);
@@ -130,12 +138,14 @@ TEST_CASE("unary backward: each derivative by hand") {
   check_tensor(grad_of(exp), {2}, {std::exp(0.5), std::exp(2.0)}, 1e-12);
   check_tensor(grad_of(log), {2}, {2, 0.5}, 1e-12);
   check_tensor(grad_of(sqrt), {2}, {0.5 / std::sqrt(0.5), 0.5 / std::sqrt(2.0)}, 1e-12);
-  check_tensor(grad_of(rsqrt), {2}, {-0.5 * std::pow(0.5, -1.5), -0.5 * std::pow(2.0, -1.5)}, 1e-12);
+  check_tensor(grad_of(rsqrt), {2},
+               {-0.5 * std::pow(0.5, -1.5), -0.5 * std::pow(2.0, -1.5)}, 1e-12);
   double t0 = std::tanh(0.5), t1 = std::tanh(2.0);
   check_tensor(grad_of(tanh), {2}, {1 - t0 * t0, 1 - t1 * t1}, 1e-12);
   double s0 = 1 / (1 + std::exp(-0.5)), s1 = 1 / (1 + std::exp(-2.0));
   check_tensor(grad_of(sigmoid), {2}, {s0 * (1 - s0), s1 * (1 - s1)}, 1e-12);
-  check_tensor(grad_of(silu), {2}, {s0 * (1 + 0.5 * (1 - s0)), s1 * (1 + 2 * (1 - s1))}, 1e-12);
+  check_tensor(grad_of(silu), {2}, {s0 * (1 + 0.5 * (1 - s0)), s1 * (1 + 2 * (1 - s1))},
+               1e-12);
   check_tensor(grad_of(neg), {2}, {-1, -1});
   Tensor y = tensor({-1, 3}).requires_grad_();
   sum(relu(y)).backward();

@@ -1,7 +1,7 @@
-// Tests for matmul, matmul_t and linear (glassllm/ops_matmul.cpp) and the BLAS they run
-// on (include/glassllm/blas.h). Expected values are literal numbers worked out
-// by hand, or come from a naive triple loop written here with NumPy's matmul
-// rules; never from the engine itself.
+// Tests for matmul, matmul_t and linear (glassllm/engine/ops_matmul.cpp) and the BLAS
+// they run on (include/glassllm/fast/blas.h). Expected values are literal numbers worked
+// out by hand, or come from a naive triple loop written here with NumPy's matmul rules;
+// never from the engine itself.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "glassllm/blas.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
 
 using namespace glassllm;
 
@@ -373,7 +373,8 @@ TEST_CASE("blas_info names the kernels and uses every core by default") {
   CHECK_FALSE(info.config.empty());
   // The default: GLASSLLM_THREADS if set, else the number of cores.
   const char* env = std::getenv("GLASSLLM_THREADS");
-  int expected = env ? std::atoi(env) : int(std::max(1u, std::thread::hardware_concurrency()));
+  int expected =
+      env ? std::atoi(env) : int(std::max(1u, std::thread::hardware_concurrency()));
   CHECK(info.threads == expected);
   set_blas_threads(2);
   CHECK(blas_info().threads == 2);
@@ -386,7 +387,9 @@ TEST_CASE("blas_info names the kernels and uses every core by default") {
   set_blas_threads(expected);
 }
 
-TEST_CASE("a few rows against a long operand (attention's grouped decode step) match plain loops") {
+TEST_CASE(
+    "a few rows against a long operand (attention's grouped decode step) match plain "
+    "loops") {
   // M = 4 query rows against m = 300 keys of hd = 64 (matmul_t), then the
   // probabilities [4, 300] @ values [300, 64] (matmul): the shapes that
   // bypass OpenBLAS's packing. Checked against sums written out as loops.
@@ -402,12 +405,14 @@ TEST_CASE("a few rows against a long operand (attention's grouped decode step) m
         for (std::size_t i = 0; i < M; ++i) {
           for (std::size_t j = 0; j < 300; j += 37) {
             double dot = 0;
-            for (std::size_t d = 0; d < 64; ++d) dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
+            for (std::size_t d = 0; d < 64; ++d)
+              dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
             CHECK(s.at({0, h, i, j}) == doctest::Approx(dot).epsilon(tol));
           }
           for (std::size_t d = 0; d < 64; d += 9) {
             double sum = 0;
-            for (std::size_t j = 0; j < 300; ++j) sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
+            for (std::size_t j = 0; j < 300; ++j)
+              sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
             CHECK(o.at({0, h, i, d}) == doctest::Approx(sum).epsilon(tol));
           }
         }

@@ -1,4 +1,4 @@
-// Tests for the neural-network ops of ops.h (glassllm/ops_nn.cpp): softmax,
+// Tests for the neural-network ops of ops.h (glassllm/engine/ops_nn.cpp): softmax,
 // log_softmax, cross_entropy, embedding, where, masked_fill.
 //
 // Expected values are worked out by hand (the arithmetic is in the comments)
@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "check.h"
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
 
 using namespace glassllm;
 using glassllm::test::check_gradient;

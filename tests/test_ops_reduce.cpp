@@ -18,7 +18,8 @@ TEST_CASE("sum and mean reduce the named axes, keeping them on request") {
     check_tensor(mean(x, {0}, true), {1, 3}, {1.5, 2.5, 3.5});
     CHECK(sum(x).dtype() == dt);
   }
-  // Three axes, reducing the outer two: x[i,j,k] = 4*(3i+j)+k... sums over i, j of (2,3,4)
+  // Three axes, reducing the outer two: x[i,j,k] = 4*(3i+j)+k... sums over i, j of
+  // (2,3,4)
   Tensor y = reshape(arange(24), {2, 3, 4});
   // k-th sum = sum over 6 rows of (4*r + k) = 4*(0+...+5) + 6k = 60 + 6k
   check_tensor(sum(y, {0, 1}), {4}, {60, 66, 72, 78});
@@ -55,13 +56,17 @@ TEST_CASE("max splits the gradient equally between tied maxima") {
 
 TEST_CASE("bad axes are errors naming the op, the axis and the shape") {
   Tensor x = ones({2, 3});
-  CHECK_THROWS_WITH_AS(sum(x, {2}), doctest::Contains("sum: axis 2 is out of range for shape (2,3)"),
+  CHECK_THROWS_WITH_AS(sum(x, {2}),
+                       doctest::Contains("sum: axis 2 is out of range for shape (2,3)"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(mean(x, {-3}), doctest::Contains("mean: axis -3 is out of range for shape (2,3)"),
+  CHECK_THROWS_WITH_AS(mean(x, {-3}),
+                       doctest::Contains("mean: axis -3 is out of range for shape (2,3)"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(sum(x, {1, -1}), doctest::Contains("sum: axis -1 is repeated for shape (2,3)"),
+  CHECK_THROWS_WITH_AS(sum(x, {1, -1}),
+                       doctest::Contains("sum: axis -1 is repeated for shape (2,3)"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(max(ones({2, 0}), 1), doctest::Contains("max: cannot reduce axis 1 of length 0"),
+  CHECK_THROWS_WITH_AS(max(ones({2, 0}), 1),
+                       doctest::Contains("max: cannot reduce axis 1 of length 0"),
                        std::invalid_argument);
 }
 
@@ -72,13 +77,18 @@ TEST_CASE("reshape is a view with an inferred axis and a clear error") {
   CHECK(y.data<float>() == x.data<float>());  // no element moved
   CHECK(unsqueeze(x, 0).shape() == Shape{1, 6});
   CHECK(squeeze(unsqueeze(x, -1), 1).shape() == Shape{6});
-  CHECK_THROWS_WITH_AS(reshape(ones({2, 3}), {4, 2}),
-                       doctest::Contains("reshape: cannot reshape (2,3) (6 elements) into (4,2) (8 elements)"),
+  CHECK_THROWS_WITH_AS(
+      reshape(ones({2, 3}), {4, 2}),
+      doctest::Contains(
+          "reshape: cannot reshape (2,3) (6 elements) into (4,2) (8 elements)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(reshape(ones({2, 3}), {-1, -1}),
+                       doctest::Contains("only one axis may be -1"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(reshape(ones({2, 3}), {-1, -1}), doctest::Contains("only one axis may be -1"),
-                       std::invalid_argument);
-  CHECK_THROWS_WITH_AS(squeeze(ones({2, 3}), 0), doctest::Contains("squeeze: axis 0 of shape (2,3) has length 2, not 1"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      squeeze(ones({2, 3}), 0),
+      doctest::Contains("squeeze: axis 0 of shape (2,3) has length 2, not 1"),
+      std::invalid_argument);
   // Backward of a view reshapes the gradient back.
   Tensor w = ones({2, 3}).requires_grad_();
   sum(reshape(w, {6}) * arange(6)).backward();

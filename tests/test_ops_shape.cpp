@@ -1,11 +1,11 @@
-// Tests for permute, transpose, concat and slice (glassllm/ops_shape.cpp).
+// Tests for permute, transpose, concat and slice (glassllm/engine/ops_shape.cpp).
 // Expected values are written out by hand, with the NumPy expression that
 // gives them in a comment.
 #include <doctest/doctest.h>
 
 #include <vector>
 
-#include "glassllm/ops.h"
+#include "glassllm/engine/ops.h"
 
 using namespace glassllm;
 

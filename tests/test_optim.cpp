@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "glassllm/optim.h"
+#include "glassllm/train/optim.h"
 #include "tests/check.h"
 
 using namespace glassllm;

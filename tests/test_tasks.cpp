@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "glassllm/tasks.h"
+#include "glassllm/train/tasks.h"
 #include "tests/check.h"
 
 using namespace glassllm;

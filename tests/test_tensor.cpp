@@ -60,7 +60,8 @@ TEST_CASE("accessors report shape, ndim, size, nbytes and dims") {
   CHECK(t.dim(-1) == 4);
   CHECK(t.dim(0) == 2);
   CHECK(zeros({2, 3}).nbytes() == 24);
-  CHECK_THROWS_WITH_AS(t.dim(3), doctest::Contains("dim: axis 3 is out of range for shape (2,3,4)"),
+  CHECK_THROWS_WITH_AS(t.dim(3),
+                       doctest::Contains("dim: axis 3 is out of range for shape (2,3,4)"),
                        std::invalid_argument);
   CHECK(scalar(2).ndim() == 0);
   CHECK(scalar(2).size() == 1);
@@ -71,22 +72,26 @@ TEST_CASE("item and at read single elements and reject bad indices") {
   CHECK(t.at({1, 2}) == 6);
   CHECK(t.at({0, 1}) == 2);
   CHECK(scalar(3.5).item() == 3.5);
-  CHECK_THROWS_WITH_AS(t.at({2, 0}), doctest::Contains("index (2,0) is out of range for shape (2,3)"),
+  CHECK_THROWS_WITH_AS(t.at({2, 0}),
+                       doctest::Contains("index (2,0) is out of range for shape (2,3)"),
                        std::out_of_range);
-  CHECK_THROWS_WITH_AS(t.item(), doctest::Contains("has 6 elements"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(t.item(), doctest::Contains("has 6 elements"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("data<T> gives the raw buffer only for the matching dtype") {
   Tensor t = tensor({1, 2}, DType::float64);
   CHECK(t.data<double>()[1] == 2.0);
-  CHECK_THROWS_WITH_AS(t.data<float>(), doctest::Contains("tensor is float64, not float32"),
+  CHECK_THROWS_WITH_AS(t.data<float>(),
+                       doctest::Contains("tensor is float64, not float32"),
                        std::invalid_argument);
 }
 
 TEST_CASE("parse_dtype accepts the two names and rejects others") {
   CHECK(parse_dtype("float32") == DType::float32);
   CHECK(parse_dtype("f64") == DType::float64);
-  CHECK_THROWS_WITH_AS(parse_dtype("float16"), doctest::Contains("unknown dtype 'float16'"),
+  CHECK_THROWS_WITH_AS(parse_dtype("float16"),
+                       doctest::Contains("unknown dtype 'float16'"),
                        std::invalid_argument);
 }
 
@@ -102,7 +107,8 @@ TEST_CASE("the same seed gives the same random numbers, another seed others") {
   CHECK(a.to_vector() != c.to_vector());
   Tensor u = rand({1000}, 7, DType::float64);
   std::vector<double> v = u.to_vector();
-  double lo = *std::min_element(v.begin(), v.end()), hi = *std::max_element(v.begin(), v.end());
+  double lo = *std::min_element(v.begin(), v.end()),
+         hi = *std::max_element(v.begin(), v.end());
   CHECK(lo >= 0.0);
   CHECK(hi < 1.0);
   // The mean of 1000 uniform samples is 0.5 within a few standard errors (0.009).
@@ -113,7 +119,8 @@ TEST_CASE("the same seed gives the same random numbers, another seed others") {
 
 TEST_CASE("printing follows NumPy's str and repr") {
   CHECK(tensor({{1, 2}, {3, 4}}).str() == "[[1. 2.]\n [3. 4.]]");
-  CHECK(tensor({{1, 2}, {3, 4}}).repr() == "array([[1., 2.],\n       [3., 4.]], dtype=float32)");
+  CHECK(tensor({{1, 2}, {3, 4}}).repr() ==
+        "array([[1., 2.],\n       [3., 4.]], dtype=float32)");
   // Shared format: padded to the longest fraction, right-aligned.
   CHECK(tensor({1.5, 2.25, -3}).str() == "[ 1.5   2.25 -3.  ]");
   // float32 0.1 prints as 0.1 (the shortest decimal that identifies it).
@@ -123,8 +130,10 @@ TEST_CASE("printing follows NumPy's str and repr") {
   CHECK(tensor({1e-5, 1}).str() == "[1.e-05 1.e+00]");
   CHECK(scalar(3).str() == "3.0");
   // Over 1000 elements: first and last three.
-  CHECK(arange(2000).str() == "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]");
-  CHECK(reshape(arange(8), {2, 2, 2}).str() == "[[[0. 1.]\n  [2. 3.]]\n\n [[4. 5.]\n  [6. 7.]]]");
+  CHECK(arange(2000).str() ==
+        "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]");
+  CHECK(reshape(arange(8), {2, 2, 2}).str() ==
+        "[[[0. 1.]\n  [2. 3.]]\n\n [[4. 5.]\n  [6. 7.]]]");
 }
 
 TEST_CASE("no_grad turns graph recording off for its scope only") {

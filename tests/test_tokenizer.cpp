@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "check.h"
-#include "glassllm/checkpoint_internal.h"
-#include "glassllm/tokenizer.h"
+#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/tokenizer.h"
 
 using namespace glassllm;
 using Ids = std::vector<std::int64_t>;
@@ -13,11 +13,13 @@ using Ids = std::vector<std::int64_t>;
 namespace {
 const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 std::string corpus(const std::string& name) {
-  return detail::read_file(std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" + name);
+  return detail::read_file(std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" +
+                           name);
 }
 }  // namespace
 
-TEST_CASE("tokenizer: the default vocabulary is printable ASCII, newline, tab, then unk") {
+TEST_CASE(
+    "tokenizer: the default vocabulary is printable ASCII, newline, tab, then unk") {
   Tokenizer tok;
   CHECK(tok.vocab_size() == 98);  // 95 printable + '\n' + '\t' + unk
   CHECK(tok.unk_id() == 97);
@@ -53,13 +55,15 @@ TEST_CASE("tokenizer: unknown characters become unk and decode to U+FFFD") {
 TEST_CASE("tokenizer: every byte of invalid UTF-8 becomes one unk") {
   Tokenizer tok;
   const std::int64_t U = 97;
-  CHECK(tok.encode("\xFF") == Ids{U});                     // never valid
-  CHECK(tok.encode("a\x80" "b") == Ids{65, U, 66});        // lone continuation byte
-  CHECK(tok.encode("\xE2\x82") == Ids{U, U});              // truncated 3-byte form
-  CHECK(tok.encode("\xC0\xAF") == Ids{U, U});              // overlong '/'
-  CHECK(tok.encode("\xED\xA0\x80") == Ids{U, U, U});       // surrogate U+D800
+  CHECK(tok.encode("\xFF") == Ids{U});  // never valid
+  CHECK(tok.encode("a\x80"
+                   "b") == Ids{65, U, 66});                  // lone continuation byte
+  CHECK(tok.encode("\xE2\x82") == Ids{U, U});                // truncated 3-byte form
+  CHECK(tok.encode("\xC0\xAF") == Ids{U, U});                // overlong '/'
+  CHECK(tok.encode("\xED\xA0\x80") == Ids{U, U, U});         // surrogate U+D800
   CHECK(tok.encode("\xF4\x90\x80\x80") == Ids{U, U, U, U});  // U+110000, past the end
-  CHECK(tok.encode("\xE2\x82" "a") == Ids{U, U, 65});      // decoding resumes at 'a'
+  CHECK(tok.encode("\xE2\x82"
+                   "a") == Ids{U, U, 65});  // decoding resumes at 'a'
   CHECK(tok.count_unknown("\xFF\xFE") == 2);
 }
 
@@ -67,15 +71,19 @@ TEST_CASE("tokenizer: a vocabulary of multi-byte characters") {
   // a, é, €, 😀: 1, 2, 3 and 4 bytes; unk is id 4.
   Tokenizer tok({"a", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80"});
   CHECK(tok.vocab_size() == 5);
-  std::string text = "a\xE2\x82\xAC" "x\xF0\x9F\x98\x80\xC3\xA9";
+  std::string text =
+      "a\xE2\x82\xAC"
+      "x\xF0\x9F\x98\x80\xC3\xA9";
   CHECK(tok.encode(text) == Ids{0, 2, 4, 3, 1});
-  CHECK(tok.decode(tok.encode(text)) == "a\xE2\x82\xAC" + kReplacement + "\xF0\x9F\x98\x80\xC3\xA9");
+  CHECK(tok.decode(tok.encode(text)) ==
+        "a\xE2\x82\xAC" + kReplacement + "\xF0\x9F\x98\x80\xC3\xA9");
 }
 
 TEST_CASE("tokenizer: a bad vocabulary entry is named") {
-  CHECK_THROWS_WITH_AS(Tokenizer({"a", "bc"}),
-                       doctest::Contains("tokenizer: token 1 (\"bc\") is 2 code points, not one"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      Tokenizer({"a", "bc"}),
+      doctest::Contains("tokenizer: token 1 (\"bc\") is 2 code points, not one"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(Tokenizer({"a", "b", "a"}),
                        doctest::Contains("token 2 (\"a\") repeats token 0"),
                        std::invalid_argument);
@@ -90,14 +98,16 @@ TEST_CASE("tokenizer: a bad vocabulary entry is named") {
 
 TEST_CASE("tokenizer: decode rejects ids outside the vocabulary") {
   Tokenizer tok;
-  CHECK_THROWS_WITH_AS(tok.decode({0, 98}),
-                       doctest::Contains("tokenizer: id 98 is outside the vocabulary [0, 98)"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      tok.decode({0, 98}),
+      doctest::Contains("tokenizer: id 98 is outside the vocabulary [0, 98)"),
+      std::invalid_argument);
   CHECK_THROWS_WITH_AS(tok.token_text(-1), doctest::Contains("id -1 is outside"),
                        std::invalid_argument);
 }
 
-TEST_CASE("tokenizer: every token's text is one readable character that encodes to itself") {
+TEST_CASE(
+    "tokenizer: every token's text is one readable character that encodes to itself") {
   Tokenizer tok;
   for (std::int64_t id = 0; id < std::int64_t(tok.vocab_size()); ++id) {
     CAPTURE(id);
@@ -124,7 +134,8 @@ TEST_CASE("tokenizer: to_json writes the documented format and from_json reads i
 
   Tokenizer back = Tokenizer::from_json(text);
   CHECK(back.vocab_size() == 4);
-  for (std::int64_t id = 0; id < 4; ++id) CHECK(back.token_text(id) == tok.token_text(id));
+  for (std::int64_t id = 0; id < 4; ++id)
+    CHECK(back.token_text(id) == tok.token_text(id));
   Tokenizer dflt = Tokenizer::from_json(Tokenizer().to_json());
   CHECK(dflt.vocab_size() == 98);
   CHECK(dflt.encode("Hi!") == Ids{40, 73, 1});
@@ -145,8 +156,10 @@ TEST_CASE("tokenizer: each broken tokenizer file gives its own error") {
   const Case cases[] = {
       {"tokenizer_duplicate.json", "tokenizer: token 2 (\"a\") repeats token 0"},
       {"tokenizer_bad_utf8.json", "tokenizer: invalid JSON: "},
-      {"tokenizer_two_chars.json", "tokenizer: token 0 (\"ab\") is 2 code points, not one"},
-      {"tokenizer_unk_not_last.json", "tokenizer: the last token is \"a\"; it must be the unknown"},
+      {"tokenizer_two_chars.json",
+       "tokenizer: token 0 (\"ab\") is 2 code points, not one"},
+      {"tokenizer_unk_not_last.json",
+       "tokenizer: the last token is \"a\"; it must be the unknown"},
       {"tokenizer_not_string.json", "tokenizer: token 1 is number, not a string"},
       {"tokenizer_wrong_version.json", "tokenizer: version 2 is not supported"},
       {"tokenizer_wrong_format.json",
@@ -154,8 +167,8 @@ TEST_CASE("tokenizer: each broken tokenizer file gives its own error") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
-    CHECK_THROWS_WITH_AS(Tokenizer::from_json(corpus(c.file)), doctest::Contains(c.message),
-                         std::invalid_argument);
+    CHECK_THROWS_WITH_AS(Tokenizer::from_json(corpus(c.file)),
+                         doctest::Contains(c.message), std::invalid_argument);
   }
   // nlohmann says where the JSON broke and why.
   CHECK_THROWS_WITH_AS(Tokenizer::from_json(corpus("tokenizer_bad_utf8.json")),

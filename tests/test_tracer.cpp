@@ -2,9 +2,9 @@
 // here from the recorded tensors or from a formula written out, never read
 // back from the tracer's own summaries.
 #include <cmath>
-#include <optional>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -12,9 +12,9 @@
 #include <valijson/validator.hpp>
 
 #include "check.h"
-#include "glassllm/model.h"
-#include "glassllm/tokenizer.h"
-#include "glassllm/tracer.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+#include "glassllm/trace/tracer.h"
 
 using namespace glassllm;
 
@@ -111,7 +111,8 @@ TEST_CASE("a step per forward: snapshot shapes, m growing by one per decode step
   CHECK(steps[0].next->id == 6);
 }
 
-TEST_CASE("a recorded score equals q . k / sqrt(hd) recomputed from the recorded q and k") {
+TEST_CASE(
+    "a recorded score equals q . k / sqrt(hd) recomputed from the recorded q and k") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
     GlassLM model = tiny(path);
@@ -121,7 +122,7 @@ TEST_CASE("a recorded score equals q . k / sqrt(hd) recomputed from the recorded
     const std::size_t hd = 4, G = 2;
     // Step 2 (position 6) attends over keys 0..4 (prefill), 5 (step 1), 6 (its own).
     for (std::size_t layer = 0; layer < 2; ++layer) {
-      const Snapshot& q = steps[2].snapshot("attn.q", layer);  // [1, 4, 1, 4]
+      const Snapshot& q = steps[2].snapshot("attn.q", layer);            // [1, 4, 1, 4]
       const Snapshot& scores = steps[2].snapshot("attn.scores", layer);  // [1, 4, 1, 7]
       auto key = [&](std::size_t kv_head, std::size_t j, std::size_t d) {
         std::size_t step = j < 5 ? 0 : j - 4, t = j < 5 ? j : 0;
@@ -131,16 +132,19 @@ TEST_CASE("a recorded score equals q . k / sqrt(hd) recomputed from the recorded
       for (std::size_t h = 0; h < 4; ++h)
         for (std::size_t j = 0; j < 7; ++j) {
           double dot = 0;
-          for (std::size_t d = 0; d < hd; ++d) dot += q.data[h * hd + d] * key(h / G, j, d);
+          for (std::size_t d = 0; d < hd; ++d)
+            dot += q.data[h * hd + d] * key(h / G, j, d);
           CAPTURE(h);
           CAPTURE(j);
-          CHECK(scores.data[h * 7 + j] == doctest::Approx(dot / 2.0).epsilon(1e-12));  // sqrt(4) = 2
+          CHECK(scores.data[h * 7 + j] ==
+                doctest::Approx(dot / 2.0).epsilon(1e-12));  // sqrt(4) = 2
         }
     }
   }
 }
 
-TEST_CASE("masked scores are marked, their probabilities are exactly 0, every row sums to 1") {
+TEST_CASE(
+    "masked scores are marked, their probabilities are exactly 0, every row sums to 1") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
     GlassLM model = tiny(path);
@@ -277,7 +281,8 @@ TEST_CASE("tracing does not change the logits (bit for bit)") {
   }
 }
 
-TEST_CASE("grads: d log p(next) / d snapshot, with log p matching the step's distribution") {
+TEST_CASE(
+    "grads: d log p(next) / d snapshot, with log p matching the step's distribution") {
   GlassLM model = tiny();
   TraceOptions opt;
   opt.grads = true;
@@ -289,7 +294,8 @@ TEST_CASE("grads: d log p(next) / d snapshot, with log p matching the step's dis
   const TraceStep& step = tracer.steps()[0];
   REQUIRE(step.log_prob.has_value());
   for (const Candidate& c : step.top_k)
-    if (c.id == 9) CHECK(*step.log_prob == doctest::Approx(std::log(c.prob)).epsilon(1e-12));
+    if (c.id == 9)
+      CHECK(*step.log_prob == doctest::Approx(std::log(c.prob)).epsilon(1e-12));
   // The last query's scores get gradient on visible keys only; a masked
   // score gets none (softmax's backward is 0 where the probability is 0).
   const Snapshot& scores = step.snapshot("attn.scores", 1);  // [1, 4, 5, 5]
@@ -319,7 +325,8 @@ TEST_CASE("grads: d log p(next) / d snapshot, with log p matching the step's dis
                        std::logic_error);
 }
 
-TEST_CASE("layers and heads select what is recorded; K/V keep the selected heads' groups") {
+TEST_CASE(
+    "layers and heads select what is recorded; K/V keep the selected heads' groups") {
   GlassLM model = tiny();
   TraceOptions opt;
   opt.layers = {1};
@@ -345,7 +352,8 @@ TEST_CASE("layers and heads select what is recorded; K/V keep the selected heads
 
 TEST_CASE("generate through a full window: a window_reset step restarts positions at 0") {
   GlassLM model = tiny(Attention::grouped, 8);
-  Tokenizer tok({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
+  Tokenizer tok(
+      {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
   Tracer tracer({}, &tok);
   GenerateOptions gen;
   gen.max_new_tokens = 6;
@@ -370,7 +378,8 @@ TEST_CASE("generate through a full window: a window_reset step restarts position
 }
 
 TEST_CASE("traces validate against docs/trace.schema.json") {
-  Tokenizer tok({"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
+  Tokenizer tok(
+      {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
   for (bool grads : {false, true}) {
     CAPTURE(grads);
     GlassLM model = tiny(grads ? Attention::grouped : Attention::repeat_kv, 8);

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "glassllm/blas.h"
-#include "glassllm/checkpoint.h"
-#include "glassllm/train.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/train/train.h"
 #include "tests/check.h"
 
 using namespace glassllm;

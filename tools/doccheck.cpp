@@ -69,7 +69,8 @@ std::vector<std::string> region(const fs::path& file, const std::string& name) {
   return out;
 }
 
-std::vector<std::string> program_output(const fs::path& build, const std::string& source) {
+std::vector<std::string> program_output(const fs::path& build,
+                                        const std::string& source) {
   std::string name = fs::path(source).stem().string();
   fs::path exe = build / "examples" / name;
   if (!fs::exists(exe)) throw std::runtime_error("example not built: " + exe.string());
@@ -78,9 +79,12 @@ std::vector<std::string> program_output(const fs::path& build, const std::string
   if (!pipe) throw std::runtime_error("cannot run " + exe.string());
   std::string text;
   std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe.get())) text.append(buf.data(), n);
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe.get()))
+    text.append(buf.data(), n);
   int status = pclose(pipe.release());
-  if (status != 0) throw std::runtime_error(exe.string() + " exited with status " + std::to_string(status));
+  if (status != 0)
+    throw std::runtime_error(exe.string() + " exited with status " +
+                             std::to_string(status));
   return split_lines(text);
 }
 
@@ -102,7 +106,8 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < lines.size(); ++i) {
         out.push_back(lines[i]);
         const std::string& l = lines[i];
-        bool quote = l.rfind("<!-- quote: ", 0) == 0, output = l.rfind("<!-- output: ", 0) == 0;
+        bool quote = l.rfind("<!-- quote: ", 0) == 0,
+             output = l.rfind("<!-- output: ", 0) == 0;
         if (!quote && !output) continue;
         std::string ref = l.substr(l.find(": ") + 2);
         ref = ref.substr(0, ref.find(" -->"));
@@ -130,7 +135,8 @@ int main(int argc, char** argv) {
           ++stale;
           changed = true;
           std::cerr << entry.path().string() << ":" << open + 1 << ": block for '" << ref
-                    << "' differs from the " << (quote ? "source" : "program's output") << "\n";
+                    << "' differs from the " << (quote ? "source" : "program's output")
+                    << "\n";
         }
         out.push_back(lines[open]);
         for (const auto& e : expected) out.push_back(e);

@@ -3,19 +3,57 @@
 // deficiency and in greyscale; differences use ColorBrewer's RdBu (blue for
 // negative, red for positive, white for zero); K/V head groups use the
 // Okabe-Ito palette.
-'use strict';
+"use strict";
 
 const SCALES = {
-  viridis: ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962',
-            '#addc30', '#fde725'],
-  cividis: ['#00224e', '#123570', '#3b496c', '#575d6d', '#707173', '#8a8779', '#a69d75',
-            '#c4b56c', '#e4cf5b', '#fee838'],
-  diverging: ['#053061', '#2166ac', '#4393c3', '#92c5de', '#d1e5f0', '#f7f7f7', '#fddbc7',
-              '#f4a582', '#d6604d', '#b2182b', '#67001f'],
+  viridis: [
+    "#440154",
+    "#472d7b",
+    "#3b528b",
+    "#2c728e",
+    "#21918c",
+    "#28ae80",
+    "#5ec962",
+    "#addc30",
+    "#fde725",
+  ],
+  cividis: [
+    "#00224e",
+    "#123570",
+    "#3b496c",
+    "#575d6d",
+    "#707173",
+    "#8a8779",
+    "#a69d75",
+    "#c4b56c",
+    "#e4cf5b",
+    "#fee838",
+  ],
+  diverging: [
+    "#053061",
+    "#2166ac",
+    "#4393c3",
+    "#92c5de",
+    "#d1e5f0",
+    "#f7f7f7",
+    "#fddbc7",
+    "#f4a582",
+    "#d6604d",
+    "#b2182b",
+    "#67001f",
+  ],
 };
 
-const OKABE_ITO = ['#E69F00', '#56B4E9', '#009E73', '#CC79A7', '#0072B2', '#D55E00',
-                   '#F0E442', '#999999'];
+const OKABE_ITO = [
+  "#E69F00",
+  "#56B4E9",
+  "#009E73",
+  "#CC79A7",
+  "#0072B2",
+  "#D55E00",
+  "#F0E442",
+  "#999999",
+];
 
 function groupColor(g) {
   return OKABE_ITO[g % OKABE_ITO.length];

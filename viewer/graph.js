@@ -4,9 +4,9 @@
 // by side. Each box shows the op, its shape, dtype and the bytes it wrote;
 // repeat_kv nodes are drawn in vermillion with a thick border, the K/V cache
 // nodes in blue and dashed, with the step they come from.
-'use strict';
+"use strict";
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_NS = "http://www.w3.org/2000/svg";
 
 function svgEl(tag, attrs, text) {
   const e = document.createElementNS(SVG_NS, tag);
@@ -19,8 +19,13 @@ function svgEl(tag, attrs, text) {
 // {incoming: Map(node id -> cache link), outgoing: Map(node id -> link)}.
 // onSelect(node) is called on click or Enter. Returns the SVG element.
 function drawGraph(nodes, show, links, selectedId, onSelect) {
-  const boxW = 230, boxH = 58, gapX = 24, gapY = 34, pad = 16;
-  const depth = new Map(), rows = [];
+  const boxW = 230,
+    boxH = 58,
+    gapX = 24,
+    gapY = 34,
+    pad = 16;
+  const depth = new Map(),
+    rows = [];
   for (const n of nodes) {
     if (!show(n)) continue;
     let d = 0;
@@ -31,20 +36,36 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
   const pos = new Map();
   let width = 0;
   rows.forEach((row, d) => {
-    row.forEach((n, k) => pos.set(n.id, { x: pad + k * (boxW + gapX), y: pad + d * (boxH + gapY) }));
+    row.forEach((n, k) =>
+      pos.set(n.id, { x: pad + k * (boxW + gapX), y: pad + d * (boxH + gapY) }),
+    );
     width = Math.max(width, pad * 2 + row.length * (boxW + gapX));
   });
   const height = pad * 2 + rows.length * (boxH + gapY);
-  const svg = svgEl('svg', { width, height, viewBox: '0 0 ' + width + ' ' + height, role: 'img',
-                             'aria-label': 'Op graph of the step' });
-  svg.append(svgEl('defs', {}));
-  svg.firstChild.append((() => {
-    const m = svgEl('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 10, refY: 5,
-                                markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-    m.append(svgEl('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: '#888888' }));
-    return m;
-  })());
-  const edges = svgEl('g', {});
+  const svg = svgEl("svg", {
+    width,
+    height,
+    viewBox: "0 0 " + width + " " + height,
+    role: "img",
+    "aria-label": "Op graph of the step",
+  });
+  svg.append(svgEl("defs", {}));
+  svg.firstChild.append(
+    (() => {
+      const m = svgEl("marker", {
+        id: "arrow",
+        viewBox: "0 0 10 10",
+        refX: 10,
+        refY: 5,
+        markerWidth: 7,
+        markerHeight: 7,
+        orient: "auto-start-reverse",
+      });
+      m.append(svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#888888" }));
+      return m;
+    })(),
+  );
+  const edges = svgEl("g", {});
   svg.append(edges);
   for (const n of nodes) {
     const p = pos.get(n.id);
@@ -52,43 +73,112 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
     for (const i of n.inputs) {
       const q = pos.get(i);
       if (!q) continue;
-      const x1 = q.x + boxW / 2, y1 = q.y + boxH, x2 = p.x + boxW / 2, y2 = p.y;
-      edges.append(svgEl('path', { d: 'M' + x1 + ' ' + y1 + ' C' + x1 + ' ' + (y1 + gapY) + ' ' + x2 + ' ' +
-                                      (y2 - gapY) + ' ' + x2 + ' ' + y2,
-                                   fill: 'none', stroke: '#888888', 'stroke-width': 1.5,
-                                   'marker-end': 'url(#arrow)' }));
+      const x1 = q.x + boxW / 2,
+        y1 = q.y + boxH,
+        x2 = p.x + boxW / 2,
+        y2 = p.y;
+      edges.append(
+        svgEl("path", {
+          d:
+            "M" +
+            x1 +
+            " " +
+            y1 +
+            " C" +
+            x1 +
+            " " +
+            (y1 + gapY) +
+            " " +
+            x2 +
+            " " +
+            (y2 - gapY) +
+            " " +
+            x2 +
+            " " +
+            y2,
+          fill: "none",
+          stroke: "#888888",
+          "stroke-width": 1.5,
+          "marker-end": "url(#arrow)",
+        }),
+      );
     }
   }
   for (const n of nodes) {
     const p = pos.get(n.id);
     if (!p) continue;
-    const isRepeat = n.op === 'repeat_kv', isCache = n.op === 'kv_cache';
-    const out = links.outgoing.get(n.id), inc = links.incoming.get(n.id);
-    const g = svgEl('g', { transform: 'translate(' + p.x + ',' + p.y + ')', tabindex: 0, role: 'button',
-                           class: 'gnode', 'data-node': n.id, 'data-op': n.op,
-                           'aria-label': n.op + ' node ' + n.id });
-    const stroke = isRepeat ? '#D55E00' : isCache || out ? '#0072B2' : '#888888';
-    g.append(svgEl('rect', {
-      width: boxW, height: boxH, rx: 6, fill: n.id === selectedId ? '#fff3c4' : isRepeat ? '#fde0cc' : isCache ? '#d6ecf8' : 'transparent',
-      stroke, 'stroke-width': isRepeat ? 4 : isCache || out ? 3 : 1.5,
-      'stroke-dasharray': isCache ? '7 4' : 'none' }));
+    const isRepeat = n.op === "repeat_kv",
+      isCache = n.op === "kv_cache";
+    const out = links.outgoing.get(n.id),
+      inc = links.incoming.get(n.id);
+    const g = svgEl("g", {
+      transform: "translate(" + p.x + "," + p.y + ")",
+      tabindex: 0,
+      role: "button",
+      class: "gnode",
+      "data-node": n.id,
+      "data-op": n.op,
+      "aria-label": n.op + " node " + n.id,
+    });
+    const stroke = isRepeat ? "#D55E00" : isCache || out ? "#0072B2" : "#888888";
+    g.append(
+      svgEl("rect", {
+        width: boxW,
+        height: boxH,
+        rx: 6,
+        fill:
+          n.id === selectedId
+            ? "#fff3c4"
+            : isRepeat
+              ? "#fde0cc"
+              : isCache
+                ? "#d6ecf8"
+                : "transparent",
+        stroke,
+        "stroke-width": isRepeat ? 4 : isCache || out ? 3 : 1.5,
+        "stroke-dasharray": isCache ? "7 4" : "none",
+      }),
+    );
     // Highlighted boxes have light fills in both themes: black text on them.
-    const ink = n.id === selectedId || isRepeat || isCache ? '#000000' : cssVar('--fg');
-    const title = n.op + (n.name ? ' ' + n.name : '') + (isRepeat ? '  (copy)' : '');
-    g.append(svgEl('text', { x: 8, y: 18, 'font-size': 14, 'font-weight': 'bold', fill: ink }, clip(title, 27)));
-    g.append(svgEl('text', { x: 8, y: 35, 'font-size': 12, fill: ink }, clip('[' + n.shape.join(', ') + '] ' + n.dtype, 31)));
-    let third = formatBytes(n.bytes) + (n.bytes === 0 ? (n.op === 'param' || n.op === 'input' || isCache ? ' (read)' : ' (view)') : ' written');
-    if (inc) third = 'from step ' + inc.from.step + ', node ' + inc.from.node;
-    else if (out) third += '  \u2192 step ' + out.to.step;
-    g.append(svgEl('text', { x: 8, y: 51, 'font-size': 12, fill: ink }, clip(third, 31)));
-    g.append(svgEl('title', {}, title + '\nid ' + n.id + '  inputs [' + n.inputs.join(', ') + ']'));
-    g.addEventListener('click', () => onSelect(n));
-    g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); onSelect(n); } });
+    const ink = n.id === selectedId || isRepeat || isCache ? "#000000" : cssVar("--fg");
+    const title = n.op + (n.name ? " " + n.name : "") + (isRepeat ? "  (copy)" : "");
+    g.append(
+      svgEl(
+        "text",
+        { x: 8, y: 18, "font-size": 14, "font-weight": "bold", fill: ink },
+        clip(title, 27),
+      ),
+    );
+    g.append(
+      svgEl(
+        "text",
+        { x: 8, y: 35, "font-size": 12, fill: ink },
+        clip("[" + n.shape.join(", ") + "] " + n.dtype, 31),
+      ),
+    );
+    let third =
+      formatBytes(n.bytes) +
+      (n.bytes === 0
+        ? n.op === "param" || n.op === "input" || isCache
+          ? " (read)"
+          : " (view)"
+        : " written");
+    if (inc) third = "from step " + inc.from.step + ", node " + inc.from.node;
+    else if (out) third += "  \u2192 step " + out.to.step;
+    g.append(svgEl("text", { x: 8, y: 51, "font-size": 12, fill: ink }, clip(third, 31)));
+    g.append(svgEl("title", {}, title + "\nid " + n.id + "  inputs [" + n.inputs.join(", ") + "]"));
+    g.addEventListener("click", () => onSelect(n));
+    g.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") {
+        ev.preventDefault();
+        onSelect(n);
+      }
+    });
     svg.append(g);
   }
   return svg;
 }
 
 function clip(s, n) {
-  return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
+  return s.length > n ? s.slice(0, n - 1) + "\u2026" : s;
 }

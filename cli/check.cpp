@@ -1,0 +1,28 @@
+// cli_check.cpp: `glassllm check`, the model's equivalence checks as a table.
+#include <cstdio>
+
+#include "cli/cli.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checks.h"
+
+namespace glassllm::cli {
+
+int check(const CheckArgs& a) {
+  Checkpoint ckpt = load_checkpoint(a.dir);
+  ModelCheckOptions opt;
+  opt.prompt_len = a.prompt_len;
+  opt.steps = a.steps;
+  std::vector<CheckLine> lines = check_model(ckpt.model, opt);
+  int failed = 0;
+  std::printf("%-36s %-58s %10s %9s  %s\n", "check (float64)", "compared", "max diff",
+              "tolerance", "result");
+  for (const CheckLine& l : lines) {
+    std::printf("%-36s %-58s %10.2e %9.0e  %s\n", l.name.c_str(), l.detail.c_str(),
+                l.max_diff, l.tolerance, l.passed ? "PASS" : "FAIL");
+    failed += !l.passed;
+  }
+  std::printf("%zu passed, %d failed\n", lines.size() - std::size_t(failed), failed);
+  return failed ? 1 : 0;
+}
+
+}  // namespace glassllm::cli

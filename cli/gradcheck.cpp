@@ -1,0 +1,54 @@
+// cli_gradcheck.cpp: `glassllm gradcheck`, the built-in suite as a table.
+#include "glassllm/engine/gradcheck.h"
+
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+#include "cli/cli.h"
+
+namespace glassllm::cli {
+
+int gradcheck(const GradcheckArgs& args) {
+  const auto& cases = builtin_gradchecks();
+  std::set<std::string> known;
+  for (const auto& c : cases) known.insert(c.op);
+  if (!args.op.empty() && !known.count(args.op)) {
+    std::string list;
+    for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("gradcheck: unknown op '" + args.op +
+                                "'; known ops: " + list);
+  }
+  GradCheckOptions options;
+  options.eps = args.eps;
+  options.atol = args.atol;
+  options.rtol = args.rtol;
+
+  std::printf("%-14s %-38s %-26s %11s %11s  %s\n", "op", "case", "input shapes",
+              "max abs err", "max rel err", "result");
+  int failed = 0, run = 0;
+  for (const auto& c : cases) {
+    if (!args.op.empty() && c.op != args.op) continue;
+    GradCheckResult r = c.run(options);
+    double abs_err = 0, rel_err = 0;
+    std::string shapes;
+    for (const auto& in : r.inputs) {
+      abs_err = std::max(abs_err, in.max_abs_err);
+      rel_err = std::max(rel_err, in.max_rel_err);
+      shapes += (shapes.empty() ? "" : " ") + shape_str(in.shape);
+    }
+    std::printf("%-14s %-38s %-26s %11.2e %11.2e  %s\n", c.op.c_str(),
+                c.case_name.c_str(), shapes.c_str(), abs_err, rel_err,
+                r.passed ? "PASS" : "FAIL");
+    if (!r.passed) {
+      std::fputs(r.message().c_str(), stdout);
+      ++failed;
+    }
+    ++run;
+  }
+  std::printf("%d passed, %d failed (eps %g, atol %g, rtol %g, float64)\n", run - failed,
+              failed, options.eps, options.atol, options.rtol);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace glassllm::cli

@@ -1,0 +1,131 @@
+// cli_memory.cpp: `glassllm memory`: what one decode step moves, for a model
+// shape. The K/V cache bytes come from DESIGN.md's formula and from a cache
+// actually filled; the repeat_kv figures are counted on the op graph of a
+// real decode step (an attention-only stack of that shape, run through the
+// engine in float32 with an OpGraphRecorder), then scaled to the element
+// size asked for.
+#include <cstdio>
+#include <stdexcept>
+
+#include "cli/cli.h"
+#include "glassllm/trace/tracer.h"
+
+namespace glassllm::cli {
+
+Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype) {
+  Cache caches(s.layers, KVCache(CacheMode::preallocated, s.ctx));
+  if (filled == 0) return caches;
+  // One random block, appended (copied) into every layer's K and V: the
+  // values do not matter here, only that they are real numbers in memory.
+  Tensor block = randn({1, s.kv_heads, filled, s.head_dim}, 1, dtype);
+  for (KVCache& c : caches) c.append(block, block);
+  return caches;
+}
+
+namespace {
+
+struct StepFigures {
+  OpGraph graph;
+  std::size_t cache_bytes = 0, cache_bytes_per_layer = 0;
+};
+
+// One decode step of an attention-only stack, recorded: every layer's cache
+// holds ctx-1 positions; the step appends one (in place, a preallocated
+// cache) and attends with one query over all ctx keys.
+StepFigures decode_step(const StackShape& s, Attention path) {
+  no_grad guard;
+  Cache caches = filled_caches(s, s.ctx - 1, DType::float32);
+  Tensor q = randn({1, s.heads, 1, s.head_dim}, 2);
+  Tensor kv_new = randn({1, s.kv_heads, 1, s.head_dim}, 3);
+  StepFigures f;
+  {
+    OpGraphRecorder recorder;
+    for (std::size_t l = 0; l < s.layers; ++l) {
+      recorder.set_layer(int(l));
+      caches[l].append(kv_new, kv_new);
+      // The result is dropped at once: each layer's copies are freed before
+      // the next layer makes its own.
+      attend(q, caches[l].k(), caches[l].v(), s.ctx - 1, 0, path, l);
+    }
+    f.graph = recorder.graph();
+  }
+  f.cache_bytes_per_layer = caches[0].nbytes();
+  for (const KVCache& c : caches) f.cache_bytes += c.nbytes();
+  return f;
+}
+
+std::string mib(double bytes) {
+  char buf[64];
+  if (bytes > 0 && bytes < 1024.0 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2f KiB", bytes / 1024);
+  else if (bytes >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2f MiB (%.2f GiB)", bytes / (1 << 20),
+                  bytes / (1 << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1 << 20));
+  return buf;
+}
+
+std::size_t element_size(const std::string& dtype) {
+  if (dtype == "float16" || dtype == "f16") return 2;
+  if (dtype == "float32" || dtype == "f32") return 4;
+  if (dtype == "float64" || dtype == "f64") return 8;
+  throw std::invalid_argument("memory: unknown --dtype '" + dtype +
+                              "'; expected float16, float32 or float64");
+}
+
+}  // namespace
+
+int memory(const MemoryArgs& a) {
+  StackShape s{a.n_layers, a.n_heads, a.n_kv_heads, a.head_dim, 128};
+  if (a.preset == "exaone-4.0-1.2b") {
+    s = {30, 32, 8, 64,
+         4096};  // LG AI Research's EXAONE 4.0 1.2B: GQA, 4 query heads per K/V head
+  } else if (!a.preset.empty()) {
+    throw std::invalid_argument("memory: unknown --preset '" + a.preset +
+                                "'; known: exaone-4.0-1.2b");
+  }
+  if (a.ctx > 0) s.ctx = a.ctx;
+  if (s.layers == 0 || s.heads == 0 || s.kv_heads == 0 || s.head_dim == 0 || s.ctx == 0)
+    throw std::invalid_argument(
+        "memory: layers, heads, K/V heads, head_dim and --ctx must be positive");
+  if (s.heads % s.kv_heads != 0)
+    throw std::invalid_argument("memory: --n-kv-heads (" + std::to_string(s.kv_heads) +
+                                ") must divide --n-heads (" + std::to_string(s.heads) +
+                                ")");
+  const std::size_t es = element_size(a.dtype);
+  const double scale = double(es) / 4.0;  // recorded in float32
+
+  StepFigures rep = decode_step(s, Attention::repeat_kv);
+  StepFigures grp = decode_step(s, Attention::grouped);
+
+  std::printf(
+      "One decode step, batch 1: %zu layers, %zu query heads, %zu K/V heads (G = %zu), "
+      "head_dim %zu, context %zu, %s\n",
+      s.layers, s.heads, s.kv_heads, s.heads / s.kv_heads, s.head_dim, s.ctx,
+      a.dtype.c_str());
+  std::printf(
+      "(counted on the op graph of a real decode step in float32, scaled by %zu/4)\n\n",
+      es);
+  // DESIGN.md: 2 * B * L * m * Hkv * hd * bytes_per_element.
+  const double per_layer = 2.0 * 1 * s.ctx * s.kv_heads * s.head_dim * double(es);
+  std::printf("K/V cache, 2 * B * L * m * Hkv * hd * %zu bytes:\n", es);
+  std::printf("  per layer  %-28s recorded %s\n", mib(per_layer).c_str(),
+              mib(double(rep.cache_bytes_per_layer) * scale).c_str());
+  std::printf("  total      %-28s recorded %s\n\n",
+              mib(per_layer * double(s.layers)).c_str(),
+              mib(double(rep.cache_bytes) * scale).c_str());
+
+  std::printf("  %-10s %10s  %-26s %s\n", "K/V path", "repeat ops", "bytes materialised",
+              "written + read by the next op");
+  for (const auto& [name, f] :
+       {std::pair{"repeat_kv", &rep}, std::pair{"grouped", &grp}}) {
+    double written = double(f->graph.bytes_written("repeat_kv")) * scale;
+    double read = double(f->graph.bytes_read_after("repeat_kv")) * scale;
+    std::printf("  %-10s %10zu  %-26s %s\n", name, f->graph.count("repeat_kv"),
+                mib(written).c_str(), mib(written + read).c_str());
+  }
+  return 0;
+}
+
+}  // namespace glassllm::cli

@@ -1,0 +1,165 @@
+// cli_trace.cpp: `glassllm trace`: generate from a prompt with a Tracer
+// active, so every step (the prefill, each decode step, any window reset) is
+// recorded, and write the trace as JSON (docs/trace.schema.json) and/or as
+// the attention inspector's self-contained page with the trace inside it.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "cli/cli.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/trace/tracer.h"
+
+#ifndef GLASSLLM_SOURCE_DIR
+#define GLASSLLM_SOURCE_DIR ""
+#endif
+
+namespace glassllm::cli {
+
+std::string bundled_model_dir() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> places;
+  if (*GLASSLLM_SOURCE_DIR)
+    places.push_back(fs::path(GLASSLLM_SOURCE_DIR) / "models/demo");
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    places.push_back(exe.parent_path().parent_path() / "share/glassllm/models/demo");
+  std::string looked;
+  for (const fs::path& p : places) {
+    if (fs::exists(p / "config.json")) return p.string();
+    looked += (looked.empty() ? "" : " and ") + p.lexically_normal().string();
+  }
+  throw std::invalid_argument("there is no bundled model (looked in " + looked +
+                              "); pass a checkpoint folder as DIR, e.g. one made by "
+                              "`glassllm init --out DIR`");
+}
+
+namespace {
+
+std::vector<std::size_t> parse_indices(const std::string& text, const char* what,
+                                       std::size_t limit) {
+  std::vector<std::size_t> out;
+  if (text.empty()) return out;
+  for (std::int64_t v : parse_ids(text, what)) {
+    if (v < 0 || std::size_t(v) >= limit)
+      throw std::invalid_argument(std::string(what) + ": " + std::to_string(v) +
+                                  " is out of range [0, " + std::to_string(limit) + ")");
+    out.push_back(std::size_t(v));
+  }
+  return out;
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so a reader
+// never sees half a page.
+void write_atomically(const std::string& path, std::string_view text) {
+  namespace fs = std::filesystem;
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
+    out.write(text.data(), std::streamsize(text.size()));
+    if (!out.flush())
+      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
+                             ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+std::string trace_page(std::string_view trace_json) {
+  // The JSON goes inside <script type="application/json" id="trace">. An HTML
+  // parser ends that element at the first "</script" and treats "<!--" in it
+  // specially, whatever JSON thinks of them; '<' only ever occurs inside JSON
+  // strings, where \u003c means the same character. U+2028 and U+2029 are
+  // escaped too, as older JavaScript did not allow them in string literals.
+  const std::string_view page = viewer_page_template();
+  const std::string_view slot = "<script type=\"application/json\" id=\"trace\">";
+  const std::size_t at = page.find(slot);
+  if (at == std::string_view::npos)
+    throw std::logic_error("trace: the inspector page has no trace element");
+  std::string out;
+  out.reserve(page.size() + trace_json.size() + trace_json.size() / 16);
+  out.append(page.substr(0, at + slot.size()));
+  for (std::size_t i = 0; i < trace_json.size(); ++i) {
+    const char c = trace_json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '\xE2' && i + 2 < trace_json.size() && trace_json[i + 1] == '\x80' &&
+               (trace_json[i + 2] == '\xA8' || trace_json[i + 2] == '\xA9')) {
+      out += trace_json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  out.append(page.substr(at + slot.size()));
+  return out;
+}
+
+int trace(const TraceArgs& a) {
+  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
+  Checkpoint ckpt = load_checkpoint(dir);
+  GlassLM& model = ckpt.model;
+  model.attention = parse_attention(a.attention);
+  if (!ckpt.tokenizer)
+    throw std::invalid_argument(
+        "trace: " + dir + " has no glassllm_tokenizer.json; a text prompt needs one");
+  if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
+  if (a.out.empty() && a.html.empty())
+    throw std::invalid_argument(
+        "trace: nowhere to write; pass --out FILE.json, --html FILE.html "
+        "or both");
+  const Config& cfg = model.config();
+  TraceOptions opt;
+  opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
+  opt.heads = parse_indices(a.heads, "--heads", cfg.n_heads);
+  opt.precision = a.precision;
+  opt.top_k = a.top_k;
+  opt.grads = a.grads;
+
+  const Tokenizer& tok = *ckpt.tokenizer;
+  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  Tracer tracer(opt, &tok);
+  GenerateOptions gen;
+  gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
+  gen.record_graph = a.grads;
+  gen.on_step = [&](const Tensor&, std::int64_t next) {
+    tracer.set_next_token(next);
+    if (a.grads)  // the weights' gradients are not part of the trace
+      for (auto& [name, w] : model.named_parameters()) w.zero_grad();
+  };
+  std::vector<std::int64_t> out = model.generate(prompt, gen);
+  if (!a.out.empty()) tracer.write(a.out);
+  if (!a.html.empty()) write_atomically(a.html, trace_page(tracer.to_json()));
+
+  std::size_t decode = 0, resets = 0;
+  for (const TraceStep& s : tracer.steps()) {
+    decode += s.kind == "decode";
+    resets += s.kind == "window_reset";
+  }
+  std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
+                                         out.end());
+  for (const std::string& path : {a.out, a.html}) {
+    if (path.empty()) continue;
+    std::printf(
+        "wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu "
+        "bytes\n",
+        path.c_str(), tracer.steps().size(), decode, resets,
+        attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
+  }
+  std::cout << "continuation: " << tok.decode(continuation) << "\n";
+  return 0;
+}
+
+}  // namespace glassllm::cli

@@ -1,0 +1,102 @@
+// autograd.cpp: reverse-mode automatic differentiation over the recorded graph.
+//
+// Every op that ran with grad mode on left, on its output node, its inputs
+// (parents) and a backward function mapping the output's gradient to one
+// gradient per input. backward() visits the nodes in reverse topological
+// order (every node after all the nodes that use it), so when a node's
+// backward runs, its gradient is complete: the sum of the contributions of
+// every use. That sum is the multivariable chain rule: if x feeds both f and
+// g, dL/dx = dL/df * df/dx + dL/dg * dg/dx.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "glassllm/engine/node.h"
+
+namespace glassllm {
+
+namespace {
+
+// Post-order depth-first search from the root, iterative so that a deep graph
+// (hundreds of layers of ops) cannot overflow the call stack.
+std::vector<Node*> topological_order(Node* root) {
+  std::vector<Node*> order;
+  std::unordered_set<Node*> visited;
+  std::vector<std::pair<Node*, std::size_t>> stack{{root, 0}};
+  visited.insert(root);
+  while (!stack.empty()) {
+    auto& [node, next_parent] = stack.back();
+    if (next_parent < node->parents.size()) {
+      Node* parent = node->parents[next_parent++].node();
+      if (parent->requires_grad && visited.insert(parent).second)
+        stack.push_back({parent, 0});
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;  // parents before children; the root is last
+}
+
+void accumulate(Tensor& slot, const Tensor& g) {
+  slot = slot.defined() ? add(slot, g) : g;
+}
+
+}  // namespace
+
+void Tensor::backward() const {
+  if (!defined()) throw std::invalid_argument("backward: tensor is undefined");
+  if (size() != 1)
+    throw std::invalid_argument(
+        "backward: output of shape " + shape_str(shape()) +
+        " is not a scalar; pass the upstream gradient: backward(dout)");
+  backward(ones(shape(), dtype()));
+}
+
+void Tensor::backward(const Tensor& dout) const {
+  if (!defined()) throw std::invalid_argument("backward: tensor is undefined");
+  check_defined("backward", dout);
+  if (dout.shape() != shape() || dout.dtype() != dtype())
+    throw std::invalid_argument("backward: upstream gradient " + shape_str(dout.shape()) +
+                                " " + dtype_name(dout.dtype()) +
+                                " does not match the output " + shape_str(shape()) + " " +
+                                dtype_name(dtype()));
+  if (!requires_grad())
+    throw std::invalid_argument(
+        "backward: tensor " + shape_str(shape()) +
+        " does not require grad (no input had requires_grad_(), or it was computed "
+        "under no_grad)");
+
+  no_grad guard;  // backward functions are built from ops; record none of them
+  std::vector<Node*> order = topological_order(node());
+  std::unordered_map<Node*, Tensor> grads;  // gradients still being summed
+  grads[node()] = dout;
+
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    Node* n = *it;
+    auto found = grads.find(n);
+    if (found == grads.end()) continue;  // nothing downstream reached it
+    Tensor g = found->second;
+    grads.erase(found);  // intermediate gradients are freed as soon as used
+    if (!n->backward || n->retains_grad) accumulate(n->grad, g);
+    if (!n->backward) continue;  // a leaf
+
+    std::vector<Tensor> input_grads = n->backward(g);
+    if (input_grads.size() != n->parents.size())
+      throw std::logic_error("backward of '" + n->op + "' returned " +
+                             std::to_string(input_grads.size()) + " gradients for " +
+                             std::to_string(n->parents.size()) + " inputs");
+    for (std::size_t i = 0; i < n->parents.size(); ++i) {
+      const Tensor& parent = n->parents[i];
+      const Tensor& gi = input_grads[i];
+      if (!parent.node()->requires_grad || !gi.defined()) continue;
+      if (gi.shape() != parent.shape() || gi.dtype() != parent.dtype())
+        throw std::logic_error(
+            "backward of '" + n->op + "' returned a gradient " + shape_str(gi.shape()) +
+            " " + dtype_name(gi.dtype()) + " for input " + std::to_string(i) +
+            " of shape " + shape_str(parent.shape()) + " " + dtype_name(parent.dtype()));
+      accumulate(grads[parent.node()], gi);
+    }
+  }
+}
+
+}  // namespace glassllm

@@ -1,0 +1,177 @@
+// node.h (private): what a Tensor handle points to, and the helpers every op
+// file uses. Only the library's .cpp files include this header; it is the one
+// place that sees xtensor together with the Tensor type.
+//
+// Data layout: every tensor is contiguous and row-major. Its elements live in
+// a Storage (a flat xtensor array of float or double) that views may share:
+// reshape, squeeze, unsqueeze and detach make a new Node over the same
+// Storage with another shape. Every other op writes a new Storage.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+#include <xtensor/xarray.hpp>
+
+#include "glassllm/engine/ops.h"
+#include "glassllm/engine/tensor.h"
+
+namespace glassllm {
+
+/// The elements of one or more tensors: a flat (1-D) xtensor array.
+struct Storage {
+  std::variant<xt::xarray<float>, xt::xarray<double>> array;
+};
+
+/// Given the gradient of an op's output, returns one gradient per input (an
+/// undefined Tensor for an input that needs none). Runs with grad mode off.
+using BackwardFn = std::function<std::vector<Tensor>(const Tensor& dout)>;
+
+struct Node {
+  DType dtype = DType::float32;
+  Shape shape;
+  std::size_t numel = 0;
+  std::shared_ptr<Storage> storage;
+
+  Tensor grad;  // accumulated by backward() for leaves and retain_grad() nodes
+  bool requires_grad = false;
+  bool retains_grad = false;
+
+  std::string op;               // "" for a tensor no op produced
+  std::vector<Tensor> parents;  // set only when the op was recorded
+  BackwardFn backward;          // likewise
+
+  template <class T>
+  T* data() {
+    return std::get<xt::xarray<T>>(storage->array).data();
+  }
+};
+
+// ---- creating results ---------------------------------------------------------
+
+/// A new tensor with uninitialised elements.
+Tensor empty(const Shape& shape, DType dtype);
+/// A new node sharing x's storage with another shape of the same size.
+Tensor view_as_shape(const Tensor& x, const Shape& shape);
+
+template <class T>
+constexpr DType dtype_of() {
+  return std::is_same_v<T, float> ? DType::float32 : DType::float64;
+}
+
+template <class T>
+T* ptr(const Tensor& t) {
+  return t.node()->data<T>();
+}
+
+/// Calls f with a value of the element type of `dtype` (0.0f or 0.0), so one
+/// templated lambda body is compiled for float and for double:
+///   dispatch(x.dtype(), [&](auto zero) { using T = decltype(zero); ... });
+template <class F>
+decltype(auto) dispatch(DType dtype, F&& f) {
+  if (dtype == DType::float32) return f(float{});
+  return f(double{});
+}
+
+// ---- watching ops --------------------------------------------------------------
+
+/// Something that wants to see every op as it runs (the tracer's op graph).
+/// The engine knows nothing more about it: finish_op (and custom_op) call
+/// on_op once per op result, with the op's inputs, whether or not the autograd
+/// graph is recorded. Installed per thread with set_op_observer.
+class OpObserver {
+ public:
+  virtual ~OpObserver() = default;
+  /// `out` was just made by `op` from inputs[0 .. n-1] (out's node already
+  /// carries the op's name).
+  virtual void on_op(const Tensor& out, const Tensor* inputs, std::size_t n) = 0;
+};
+
+namespace detail {
+// The observer of this thread, or nullptr: the only cost inference pays is
+// this one pointer test per op.
+inline thread_local OpObserver* op_observer = nullptr;
+}  // namespace detail
+
+/// Installs `observer` (nullptr: none) on this thread; returns the previous
+/// one, to be put back when the new one is done.
+inline OpObserver* set_op_observer(OpObserver* observer) {
+  OpObserver* previous = detail::op_observer;
+  detail::op_observer = observer;
+  return previous;
+}
+
+// ---- recording the graph ------------------------------------------------------
+
+/// True when an op with these inputs must record its backward.
+bool should_record(std::initializer_list<const Tensor*> inputs);
+bool should_record(const std::vector<Tensor>& inputs);
+
+/// Names `out` after its op and, when recording, attaches the parents and the
+/// backward. `make_backward` is a lambda returning the BackwardFn; it is only
+/// called when the graph is recorded, so inference pays nothing for it.
+template <class MakeBackward>
+Tensor finish_op(Tensor out, const char* op, const std::vector<Tensor>& inputs,
+                 MakeBackward&& make_backward) {
+  Node& node = *out.node();
+  node.op = op;
+  if (should_record(inputs)) {
+    node.requires_grad = true;
+    node.parents = inputs;
+    node.backward = make_backward();
+  }
+  if (detail::op_observer) detail::op_observer->on_op(out, inputs.data(), inputs.size());
+  return out;
+}
+
+// The usual spelling, finish_op(out, "mul", {a, b}, ...): no vector is built
+// unless the op is recorded (inference pays no allocation for it).
+template <class MakeBackward>
+Tensor finish_op(Tensor out, const char* op, std::initializer_list<Tensor> inputs,
+                 MakeBackward&& make_backward) {
+  Node& node = *out.node();
+  node.op = op;
+  bool record = false;
+  if (grad_enabled())
+    for (const Tensor& t : inputs) record = record || t.node()->requires_grad;
+  if (record) {
+    node.requires_grad = true;
+    node.parents.assign(inputs.begin(), inputs.end());
+    node.backward = make_backward();
+  }
+  if (detail::op_observer) detail::op_observer->on_op(out, inputs.begin(), inputs.size());
+  return out;
+}
+
+// ---- checks shared by the ops -------------------------------------------------
+
+/// Throws "op: tensor is undefined" for an empty handle.
+void check_defined(const char* op, const Tensor& t);
+/// Throws "op: dtypes float32 and float64 differ; convert one with astype".
+void check_same_dtype(const char* op, const Tensor& a, const Tensor& b);
+/// Maps a possibly negative axis into [0, ndim) or throws
+/// "op: axis 3 is out of range for shape (2,3)".
+std::size_t normalize_axis(const char* op, int axis, const Shape& shape);
+/// Like normalize_axis, for an insertion point in [0, ndim].
+std::size_t normalize_insert_axis(const char* op, int axis, const Shape& shape);
+
+/// Row-major strides (in elements) of a contiguous array of this shape.
+std::vector<std::size_t> contiguous_strides(const Shape& shape);
+
+/// Strides (in elements) with which an input of `shape` is read when
+/// broadcast to `out_shape`: 0 along the axes it is repeated on (NumPy's rule).
+std::vector<std::size_t> broadcast_strides(const Shape& shape, const Shape& out_shape);
+
+/// A shape seen around one axis as [outer, n, inner]: reducing or slicing that
+/// axis of a contiguous array touches elements `inner` apart.
+struct AxisSplit {
+  std::size_t outer = 1, n = 1, inner = 1;
+};
+AxisSplit split_at(const Shape& shape, std::size_t axis);
+
+}  // namespace glassllm

@@ -1,0 +1,309 @@
+// ops_attention.cpp: the pieces of a Llama attention block that are not
+// matmuls: repeat_kv (sharing K/V heads between query heads), rmsnorm (the
+// normalisation before each sub-block), rope (rotary position embedding) and
+// causal_softmax (softmax with the causal mask applied on the fly). DESIGN.md
+// fixes their math; this file follows it line by line.
+//
+// All four have fused backwards written as loops: each is a simple linear
+// map of dout (a sum over copies, a projection, a rotation), and a loop says
+// so more plainly than a chain of Tensor ops would. Read ops_nn.cpp for
+// softmax, which the attention block uses next.
+#include <algorithm>
+#include <cmath>
+
+#include "glassllm/engine/node.h"
+#include "glassllm/fast/vmath.h"
+
+namespace glassllm {
+
+// ---- repeat_kv ---------------------------------------------------------------------
+
+// [B, Hkv, T, D] -> [B, Hkv*n_rep, T, D]: output head h*n_rep + r is a copy
+// of input head h, for r < n_rep (np.repeat(x, n_rep, axis=1): heads
+// [0,0,1,1] for n_rep = 2). One head is a contiguous [T, D] block, so the
+// copy is one block copy per output head.
+Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
+  check_defined("repeat_kv", x);
+  if (x.ndim() != 4)
+    throw std::invalid_argument("repeat_kv: expected x of shape [B, Hkv, T, D], got " +
+                                shape_str(x.shape()));
+  if (n_rep == 0)
+    throw std::invalid_argument(
+        "repeat_kv: n_rep must be at least 1, got 0 for x of shape " +
+        shape_str(x.shape()));
+  std::size_t B = x.shape()[0], Hkv = x.shape()[1];
+  std::size_t block = x.shape()[2] * x.shape()[3];  // one head: T * D elements
+  Tensor out = empty({B, Hkv * n_rep, x.shape()[2], x.shape()[3]}, x.dtype());
+  dispatch(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* in = ptr<T>(x);
+    T* o = ptr<T>(out);
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < Hkv; ++h) {
+        const T* src = in + (b * Hkv + h) * block;
+        for (std::size_t r = 0; r < n_rep; ++r)
+          std::copy_n(src, block, o + ((b * Hkv + h) * n_rep + r) * block);
+      }
+  });
+  // Each input head feeds n_rep output heads, so its gradient is the sum of
+  // theirs: dx[b, h] = sum over r of dout[b, h*n_rep + r].
+  return finish_op(out, "repeat_kv", {x}, [&] {
+    return [x_shape = x.shape(), n_rep, B, Hkv, block](const Tensor& dout) {
+      Tensor dx = zeros(x_shape, dout.dtype());
+      dispatch(dout.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const T* g = ptr<T>(dout);
+        T* d = ptr<T>(dx);
+        for (std::size_t bh = 0; bh < B * Hkv; ++bh)
+          for (std::size_t r = 0; r < n_rep; ++r) {
+            const T* src = g + (bh * n_rep + r) * block;
+            T* dst = d + bh * block;
+            for (std::size_t i = 0; i < block; ++i) dst[i] += src[i];
+          }
+      });
+      return std::vector<Tensor>{dx};
+    };
+  });
+}
+
+// ---- rmsnorm -----------------------------------------------------------------------
+
+// y = x * r along the last axis (length D), r = 1 / sqrt(mean(x^2) + eps):
+// each row scaled to unit root-mean-square. No weight: the model multiplies
+// by its *_layernorm.weight afterwards. The per-row r is saved for backward.
+Tensor rmsnorm(const Tensor& x, double eps) {
+  check_defined("rmsnorm", x);
+  if (x.ndim() == 0 || x.shape().back() == 0)
+    throw std::invalid_argument("rmsnorm: x of shape " + shape_str(x.shape()) +
+                                " has no last axis to normalise");
+  if (!(eps >= 0))
+    throw std::invalid_argument("rmsnorm: eps must be >= 0, got " + std::to_string(eps));
+  std::size_t D = x.shape().back(), rows = x.size() / D;
+  Shape r_shape(x.shape().begin(), x.shape().end() - 1);  // [...]
+  Tensor out = empty(x.shape(), x.dtype());
+  Tensor r = empty(r_shape, x.dtype());
+  dispatch(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* in = ptr<T>(x);
+    T* y = ptr<T>(out);
+    T* rr = ptr<T>(r);
+    for (std::size_t row = 0; row < rows; ++row) {
+      const T* xr = in + row * D;
+      T squares = 0;
+      for (std::size_t j = 0; j < D; ++j) squares += xr[j] * xr[j];
+      rr[row] = T(1) / std::sqrt(squares / T(D) + T(eps));
+      for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * rr[row];
+    }
+  });
+  // Derivation, for one row: y_j = x_j r with r = (mean(x^2) + eps)^(-1/2), so
+  //   dr/dx_k  = -1/2 (mean(x^2) + eps)^(-3/2) * 2 x_k / D = -r^3 x_k / D
+  //   dy_j/dx_k = r [j == k] - x_j r^3 x_k / D
+  //   dx_k = sum_j dout_j dy_j/dx_k = r dout_k - r (x_k r) sum_j dout_j (x_j r) / D
+  //        = r (dout_k - y_k mean(dout * y)).
+  // Fused: one pass per row using the saved output y and r.
+  return finish_op(out, "rmsnorm", {x}, [&] {
+    return [y = out.detach(), r, D, rows](const Tensor& dout) {
+      Tensor dx = empty(y.shape(), y.dtype());
+      dispatch(y.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        const T* yv = ptr<T>(y);
+        const T* rr = ptr<T>(r);
+        const T* g = ptr<T>(dout);
+        T* d = ptr<T>(dx);
+        for (std::size_t row = 0; row < rows; ++row) {
+          std::size_t o = row * D;
+          T dot = 0;
+          for (std::size_t j = 0; j < D; ++j) dot += g[o + j] * yv[o + j];
+          T mean_gy = dot / T(D);  // mean(dout * y)
+          for (std::size_t j = 0; j < D; ++j)
+            d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
+        }
+      });
+      return std::vector<Tensor>{dx};
+    };
+  });
+}
+
+// ---- rope --------------------------------------------------------------------------
+
+namespace {
+
+// cos(a[p, i]) and sin(a[p, i]) for positions p = start .. start+T-1 and
+// i < hd/2, row-major [T, hd/2]: a[p, i] = p * theta^(-2i/hd). Computed in
+// double so that large positions do not lose the angle's low digits, then
+// cast by the kernel to the tensor's dtype. (DESIGN.md's cos and sin of
+// length hd are these halves written twice; the kernel reads each half once.)
+struct RopeTables {
+  std::size_t T = 0, hd = 0, start = 0;
+  double theta = 0;
+  std::vector<double> cos, sin;
+};
+
+// The tables are remembered for the last (T, hd, start, theta) asked for on
+// this thread: a model rotates q and k of every layer at the same positions,
+// so one forward pass computes them once instead of 2 * n_layers times. The
+// reference is valid until the next call on the same thread.
+const RopeTables& rope_tables(std::size_t T, std::size_t hd, std::size_t start,
+                              double theta) {
+  thread_local RopeTables tab;
+  if (tab.T == T && tab.hd == hd && tab.start == start && tab.theta == theta &&
+      !tab.cos.empty())
+    return tab;
+  std::size_t half = hd / 2;
+  tab.T = T, tab.hd = hd, tab.start = start, tab.theta = theta;
+  tab.cos.assign(T * half, 0.0);
+  tab.sin.assign(T * half, 0.0);
+  for (std::size_t i = 0; i < half; ++i) {
+    double inv_freq = std::pow(theta, -2.0 * double(i) / double(hd));
+    for (std::size_t t = 0; t < T; ++t) {
+      double angle = double(start + t) * inv_freq;
+      tab.cos[t * half + i] = std::cos(angle);
+      tab.sin[t * half + i] = std::sin(angle);
+    }
+  }
+  return tab;
+}
+
+// For every [T, hd] slice of a [..., T, hd] buffer and every pair (i, i+hd/2):
+//   out[i]        = x1 * c - x2 * s * sign
+//   out[i + hd/2] = x2 * c + x1 * s * sign
+// with x1 = in[i], x2 = in[i + hd/2]. sign = +1 is the rotation by a (the
+// forward), sign = -1 the rotation by -a (its inverse, the backward).
+template <class T>
+void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::size_t hd,
+                  const RopeTables& tab, T sign) {
+  std::size_t half = hd / 2;
+  for (std::size_t base = 0; base < n; base += T_len * hd)
+    for (std::size_t t = 0; t < T_len; ++t) {
+      const T* xr = in + base + t * hd;
+      T* yr = out + base + t * hd;
+      for (std::size_t i = 0; i < half; ++i) {
+        T c = T(tab.cos[t * half + i]);
+        T s = sign * T(tab.sin[t * half + i]);
+        T x1 = xr[i], x2 = xr[i + half];
+        yr[i] = x1 * c - x2 * s;
+        yr[i + half] = x2 * c + x1 * s;
+      }
+    }
+}
+
+}  // namespace
+
+// rope(x) = x * cos + rotate_half(x) * sin, rotate_half(x) = concat(-x2, x1),
+// x1 = x[..., :hd/2], x2 = x[..., hd/2:]. Written out per pair (i, i+hd/2):
+//   out[i]        = x1 cos a - x2 sin a
+//   out[i + hd/2] = x2 cos a + x1 sin a
+// which is the 2-D rotation of the point (x1, x2) by the angle a[p, i].
+Tensor rope(const Tensor& x, std::size_t start, double theta) {
+  check_defined("rope", x);
+  if (x.ndim() < 2)
+    throw std::invalid_argument("rope: expected x of shape [..., T, hd], got " +
+                                shape_str(x.shape()));
+  std::size_t T_len = x.shape()[x.ndim() - 2], hd = x.shape().back();
+  if (hd % 2 != 0)
+    throw std::invalid_argument("rope: head dim hd=" + std::to_string(hd) + " of x " +
+                                shape_str(x.shape()) +
+                                " must be even (rotate-half pairs i with i + hd/2)");
+  if (!(theta > 0))
+    throw std::invalid_argument("rope: theta must be positive, got " +
+                                std::to_string(theta));
+  const RopeTables& tab = rope_tables(T_len, hd, start, theta);
+  Tensor out = empty(x.shape(), x.dtype());
+  dispatch(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    rotate_pairs<T>(ptr<T>(x), ptr<T>(out), x.size(), T_len, hd, tab, T(1));
+  });
+  // rope is linear and, per pair, a rotation R(a); its Jacobian is R(a), so
+  // dx = R(a)^T dout = R(-a) dout: rotate dout back. In DESIGN.md's terms,
+  //   dx = dout * cos + rotate_half^T(dout * sin),
+  //   rotate_half^T(y) = concat(y[hd/2:], -y[:hd/2]),
+  // i.e. dx[i] = g1 cos + g2 sin, dx[i + hd/2] = g2 cos - g1 sin: the same
+  // kernel with sin negated. The tables are recomputed (T * hd/2 values)
+  // rather than saved, unless they are still remembered.
+  return finish_op(out, "rope", {x}, [&] {
+    return [T_len, hd, start, theta](const Tensor& dout) {
+      const RopeTables& tab = rope_tables(T_len, hd, start, theta);
+      Tensor dx = empty(dout.shape(), dout.dtype());
+      dispatch(dout.dtype(), [&](auto zero) {
+        using T = decltype(zero);
+        rotate_pairs<T>(ptr<T>(dout), ptr<T>(dx), dout.size(), T_len, hd, tab, T(-1));
+      });
+      return std::vector<Tensor>{dx};
+    };
+  });
+}
+
+// ---- causal_softmax ----------------------------------------------------------------
+
+// probs = softmax(masked_fill(x, hidden, -inf)) along the last axis, in one
+// pass and without a mask tensor. x is [..., R, m]: row r is the query at
+// position query_start + r % T, column j the key at position key_start + j,
+// and the key is hidden iff its position is greater than the query's. The
+// visible keys of a row are therefore a prefix, columns 0 .. n-1 with
+//   n = min(m, query_start + r % T - key_start + 1),
+// so the kernel is softmax over that prefix followed by zeros: exactly what
+// the -inf entries would give, since exp(-inf - max) = 0.
+Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start,
+                      std::size_t queries) {
+  check_defined("causal_softmax", x);
+  if (x.ndim() < 2)
+    throw std::invalid_argument(
+        "causal_softmax: expected scores of shape [..., R, m], got " +
+        shape_str(x.shape()));
+  const std::size_t R = x.shape()[x.ndim() - 2], m = x.shape().back();
+  const std::size_t T = queries == 0 ? R : queries;
+  if (R % T != 0)
+    throw std::invalid_argument("causal_softmax: " + std::to_string(R) +
+                                " rows of scores " + shape_str(x.shape()) +
+                                " are not a whole number of groups of " +
+                                std::to_string(T) + " queries");
+  if (key_start > query_start && R > 0 && m > 0)
+    throw std::invalid_argument(
+        "causal_softmax: the first query (position " + std::to_string(query_start) +
+        ") sees no key: keys start at position " + std::to_string(key_start));
+  // Visible keys per row of one group of T queries (the same for every group).
+  std::vector<std::size_t> visible(T);
+  for (std::size_t t = 0; t < T; ++t)
+    visible[t] = std::min(m, query_start + t - key_start + 1);
+  const std::size_t rows = m == 0 ? 0 : x.size() / m;
+  Tensor out = empty(x.shape(), x.dtype());
+  dispatch(x.dtype(), [&](auto zero) {
+    using T_ = decltype(zero);
+    const T_* in = ptr<T_>(x);
+    T_* y = ptr<T_>(out);
+    for (std::size_t row = 0; row < rows; ++row) {
+      const T_* xr = in + row * m;
+      T_* yr = y + row * m;
+      const std::size_t n = visible[row % T];
+      T_ mx = xr[0];
+      for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
+      T_ total = vmath::exp_shifted_sum(xr, yr, n, mx);
+      const T_ inv = T_(1) / total;
+      for (std::size_t j = 0; j < n; ++j) yr[j] *= inv;
+      std::fill(yr + n, yr + m, T_(0));  // the hidden keys
+    }
+  });
+  // softmax's backward, dx_j = y_j (dout_j - sum_i dout_i y_i), on the
+  // visible prefix; hidden entries have y_j = 0 and so get dx_j = 0: no
+  // gradient reaches a masked score. Saves the output, as softmax does.
+  return finish_op(out, "causal_softmax", {x}, [&] {
+    return [y = out.detach(), visible, T, m, rows](const Tensor& dout) {
+      Tensor dx = zeros(y.shape(), y.dtype());
+      dispatch(y.dtype(), [&](auto zero) {
+        using T_ = decltype(zero);
+        const T_* yv = ptr<T_>(y);
+        const T_* g = ptr<T_>(dout);
+        T_* d = ptr<T_>(dx);
+        for (std::size_t row = 0; row < rows; ++row) {
+          const std::size_t o = row * m, n = visible[row % T];
+          T_ dot = 0;
+          for (std::size_t j = 0; j < n; ++j) dot += g[o + j] * yv[o + j];
+          for (std::size_t j = 0; j < n; ++j) d[o + j] = yv[o + j] * (g[o + j] - dot);
+        }
+      });
+      return std::vector<Tensor>{dx};
+    };
+  });
+}
+
+}  // namespace glassllm

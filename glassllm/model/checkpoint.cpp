@@ -1,0 +1,378 @@
+// checkpoint.cpp: a GlassLM as a Hugging Face Llama checkpoint folder.
+//
+//   model.safetensors        the weights by their Hugging Face names
+//   config.json              LlamaConfig keys (see config_to_json)
+//   glassllm_tokenizer.json  the tokenizer, when there is one
+//
+// Loading checks the folder against the design's weight table before the
+// model is built: a wrong name or shape is reported with the file, the name
+// and both shapes, and a huge config cannot make us allocate a huge model
+// that the file does not actually hold. safetensors.cpp reads and writes the
+// weight file itself.
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "glassllm/engine/node.h"
+#include "glassllm/model/checkpoint_internal.h"
+
+namespace glassllm {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+constexpr const char* kWeightsFile = "model.safetensors";
+constexpr const char* kConfigFile = "config.json";
+constexpr const char* kTokenizerFile = "glassllm_tokenizer.json";
+
+// Every weight's Hugging Face name and shape, in the order of the design's
+// table, paired with where it lives in a model (nullptr when `model` is null).
+struct Slot {
+  std::string name;
+  Shape shape;
+  Tensor* tensor;
+};
+
+std::vector<Slot> weight_slots(const Config& cfg, GlassLM* model) {
+  const std::size_t V = cfg.vocab_size, D = cfg.d_model, F = cfg.d_ff;
+  const std::size_t q_out = cfg.n_heads * cfg.head_dim();      // H*hd
+  const std::size_t kv_out = cfg.n_kv_heads * cfg.head_dim();  // Hkv*hd
+  std::vector<Slot> slots;
+  auto at = [&](Tensor GlassLM::*member) { return model ? &(model->*member) : nullptr; };
+  slots.push_back({"model.embed_tokens.weight", {V, D}, at(&GlassLM::embed_tokens)});
+  for (std::size_t l = 0; l < cfg.n_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    LayerWeights* L = model ? &model->layers.at(l) : nullptr;
+    auto in = [&](Tensor LayerWeights::*member) { return L ? &(L->*member) : nullptr; };
+    slots.push_back(
+        {p + "input_layernorm.weight", {D}, in(&LayerWeights::input_layernorm)});
+    slots.push_back(
+        {p + "self_attn.q_proj.weight", {q_out, D}, in(&LayerWeights::q_proj)});
+    slots.push_back(
+        {p + "self_attn.k_proj.weight", {kv_out, D}, in(&LayerWeights::k_proj)});
+    slots.push_back(
+        {p + "self_attn.v_proj.weight", {kv_out, D}, in(&LayerWeights::v_proj)});
+    slots.push_back(
+        {p + "self_attn.o_proj.weight", {D, q_out}, in(&LayerWeights::o_proj)});
+    slots.push_back({p + "post_attention_layernorm.weight",
+                     {D},
+                     in(&LayerWeights::post_attention_layernorm)});
+    slots.push_back({p + "mlp.gate_proj.weight", {F, D}, in(&LayerWeights::gate_proj)});
+    slots.push_back({p + "mlp.up_proj.weight", {F, D}, in(&LayerWeights::up_proj)});
+    slots.push_back({p + "mlp.down_proj.weight", {D, F}, in(&LayerWeights::down_proj)});
+  }
+  slots.push_back({"model.norm.weight", {D}, at(&GlassLM::norm)});
+  slots.push_back({"lm_head.weight", {V, D}, at(&GlassLM::lm_head)});
+  return slots;
+}
+
+std::invalid_argument config_error(const std::string& what) {
+  return std::invalid_argument(std::string(kConfigFile) + ": " + what);
+}
+
+// A new tensor with its own copy of t's elements (astype to the same dtype
+// would only make a view).
+Tensor copy_of(const Tensor& t) {
+  Tensor out = empty(t.shape(), t.dtype());
+  dispatch(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    std::copy_n(ptr<T>(t), t.size(), ptr<T>(out));
+  });
+  return out;
+}
+
+}  // namespace
+
+// ---- config.json
+// -----------------------------------------------------------------------
+
+std::string config_to_json(const Config& cfg, DType dtype) {
+  // Exactly the keys transformers' LlamaConfig reads for this architecture;
+  // GlassLM's names are on the right.
+  Json j;
+  j["architectures"] = {"LlamaForCausalLM"};
+  j["model_type"] = "llama";
+  j["hidden_size"] = cfg.d_model;
+  j["intermediate_size"] = cfg.d_ff;
+  j["num_attention_heads"] = cfg.n_heads;
+  j["num_hidden_layers"] = cfg.n_layers;
+  j["num_key_value_heads"] = cfg.n_kv_heads;
+  j["head_dim"] = cfg.head_dim();
+  j["max_position_embeddings"] = cfg.max_len;
+  j["rms_norm_eps"] = cfg.norm_eps;
+  j["rope_theta"] = cfg.rope_theta;
+  j["vocab_size"] = cfg.vocab_size;
+  j["tie_word_embeddings"] = false;
+  j["hidden_act"] = "silu";
+  j["attention_bias"] = false;
+  j["mlp_bias"] = false;
+  j["torch_dtype"] = dtype_name(dtype);
+  return j.dump(2) + "\n";
+}
+
+std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text) {
+  Json j;
+  try {
+    j = detail::parse_json_strict(json_text);
+  } catch (const std::invalid_argument& e) {
+    throw config_error(e.what());
+  }
+  if (!j.is_object()) throw config_error("the JSON is not an object");
+
+  auto type_error = [&](const char* key, const char* expected) {
+    return config_error("'" + std::string(key) + "' is " + j[key].type_name() +
+                        ", expected " + expected);
+  };
+  // A size: a positive integer, at most 2^31 (a bigger one is a broken file,
+  // and products of sizes must not overflow).
+  auto size = [&](const char* key) -> std::size_t {
+    if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
+    const Json& v = j[key];
+    if (!v.is_number_integer()) throw type_error(key, "an integer");
+    constexpr std::uint64_t kMax = std::uint64_t(1) << 31;
+    bool ok =
+        v.is_number_unsigned()
+            ? v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= kMax
+            : v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= std::int64_t(kMax);
+    if (!ok)
+      throw config_error("'" + std::string(key) + "' is " + v.dump() +
+                         ", expected a positive integer up to 2^31");
+    return v.get<std::size_t>();
+  };
+  auto positive_number = [&](const char* key) -> double {
+    if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
+    if (!j[key].is_number()) throw type_error(key, "a number");
+    double v = j[key].get<double>();
+    if (!(v > 0) || !std::isfinite(v))
+      throw config_error("'" + std::string(key) + "' is " + j[key].dump() +
+                         ", expected a positive number");
+    return v;
+  };
+  auto string_or = [&](const char* key, const char* fallback) -> std::string {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (!j[key].is_string()) throw type_error(key, "a string");
+    return j[key].get<std::string>();
+  };
+  auto bool_or = [&](const char* key, bool fallback) -> bool {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (!j[key].is_boolean()) throw type_error(key, "true or false");
+    return j[key].get<bool>();
+  };
+
+  // The architecture: Llama, and only the parts of it GlassLM implements.
+  if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
+  std::string model_type = string_or("model_type", "");
+  if (model_type != "llama")
+    throw config_error("model_type is '" + model_type + "', expected 'llama'");
+  if (j.contains("architectures")) {
+    const Json& a = j["architectures"];
+    if (!a.is_array()) throw type_error("architectures", "a list of strings");
+    for (const Json& name : a)
+      if (!name.is_string() || name.get<std::string>() != "LlamaForCausalLM")
+        throw config_error("architecture " +
+                           (name.is_string() ? "'" + name.get<std::string>() + "'"
+                                             : std::string(name.type_name())) +
+                           " is not supported, expected 'LlamaForCausalLM'");
+  }
+  std::string act = string_or("hidden_act", "silu");
+  if (act != "silu")
+    throw config_error("hidden_act is '" + act + "'; GlassLM's MLP uses 'silu' (SwiGLU)");
+  if (bool_or("attention_bias", false))
+    throw config_error("attention_bias is true; GlassLM's projections have no biases");
+  if (bool_or("mlp_bias", false))
+    throw config_error("mlp_bias is true; GlassLM's MLP has no biases");
+  bool_or("tie_word_embeddings", false);  // only its type here; load_checkpoint uses it
+  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
+    throw config_error(
+        "rope_scaling is set; GlassLM supports only plain RoPE (rope_scaling: null)");
+
+  Config cfg;
+  cfg.d_model = size("hidden_size");
+  cfg.d_ff = size("intermediate_size");
+  cfg.n_heads = size("num_attention_heads");
+  cfg.n_layers = size("num_hidden_layers");
+  cfg.vocab_size = size("vocab_size");
+  cfg.max_len = size("max_position_embeddings");
+  // As in transformers: without num_key_value_heads every head has its own K/V.
+  cfg.n_kv_heads =
+      j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null()
+          ? size("num_key_value_heads")
+          : cfg.n_heads;
+  cfg.norm_eps = positive_number("rms_norm_eps");
+  cfg.rope_theta = positive_number("rope_theta");
+  if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+    std::size_t hd = size("head_dim");
+    if (cfg.d_model % cfg.n_heads != 0 || hd != cfg.d_model / cfg.n_heads)
+      throw config_error("head_dim " + std::to_string(hd) + " is not hidden_size / " +
+                         "num_attention_heads (" + std::to_string(cfg.d_model) + " / " +
+                         std::to_string(cfg.n_heads) + "); GlassLM needs them equal");
+  }
+
+  // torch_dtype (newer transformers write "dtype"): float32 and float64 are
+  // GlassLM's; float16 and bfloat16 weights are widened to float32 on loading,
+  // so they name no GlassLM dtype.
+  std::optional<DType> dtype;
+  const char* dtype_key = j.contains("torch_dtype") ? "torch_dtype" : "dtype";
+  std::string dtype_text = string_or(dtype_key, "");
+  if (dtype_text == "float32" || dtype_text == "float64")
+    dtype = parse_dtype(dtype_text);
+  else if (!dtype_text.empty() && dtype_text != "float16" && dtype_text != "bfloat16")
+    throw config_error(std::string(dtype_key) + " '" + dtype_text +
+                       "' is not supported (float32, float64, float16 or bfloat16)");
+
+  try {
+    cfg.validate();
+  } catch (const std::invalid_argument& e) {
+    throw config_error(e.what());
+  }
+  return {cfg, dtype};
+}
+
+// ---- saving
+// ----------------------------------------------------------------------------
+
+void save_checkpoint(const std::string& dir, const GlassLM& model,
+                     const Tokenizer* tokenizer) {
+  if (tokenizer && tokenizer->vocab_size() != model.config().vocab_size)
+    throw std::invalid_argument("save_checkpoint: the tokenizer has " +
+                                std::to_string(tokenizer->vocab_size()) +
+                                " tokens but the model's vocab_size is " +
+                                std::to_string(model.config().vocab_size));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(dir + ": cannot create the folder: " + ec.message());
+  const fs::path root(dir);
+  // transformers refuses safetensors files without {"format": "pt"}.
+  write_safetensors((root / kWeightsFile).string(), model.named_parameters(),
+                    {{"format", "pt"}});
+  detail::write_file_atomically((root / kConfigFile).string(),
+                                config_to_json(model.config(), model.dtype()));
+  if (tokenizer)
+    detail::write_file_atomically((root / kTokenizerFile).string(), tokenizer->to_json());
+}
+
+// ---- loading
+// ---------------------------------------------------------------------------
+
+Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
+  const fs::path root(dir);
+  const std::string config_path = (root / kConfigFile).string();
+  const std::string weights_path = (root / kWeightsFile).string();
+  const std::string tokenizer_path = (root / kTokenizerFile).string();
+
+  // 1. config.json
+  std::string config_text = detail::read_file(config_path);
+  Config cfg;
+  std::optional<DType> config_dtype;
+  try {
+    std::tie(cfg, config_dtype) = config_from_json(config_text);
+  } catch (const std::invalid_argument& e) {
+    // "config.json: ..." -> "<dir>/config.json: ..."
+    throw std::runtime_error((root / e.what()).string());
+  }
+  bool tied = false;
+  {
+    Json j = detail::parse_json_strict(config_text);  // parsed fine a moment ago
+    tied = j.contains("tie_word_embeddings") && j["tie_word_embeddings"].is_boolean() &&
+           j["tie_word_embeddings"].get<bool>();
+  }
+
+  // 2. model.safetensors, checked name by name against the design's table.
+  NamedTensors loaded = read_safetensors(weights_path);
+  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
+  std::vector<Slot> slots = weight_slots(cfg, nullptr);
+  std::vector<std::string> missing;
+  for (const Slot& s : slots) {
+    if (by_name.count(s.name)) continue;
+    if (tied && s.name == "lm_head.weight") continue;  // copied from the embedding below
+    missing.push_back("'" + s.name + "' (expected shape " + shape_str(s.shape) + ")");
+  }
+  if (!missing.empty())
+    throw std::runtime_error(weights_path + ": missing weight " + missing.front() +
+                             (missing.size() > 1
+                                  ? " and " + std::to_string(missing.size() - 1) + " more"
+                                  : ""));
+  for (const Slot& s : slots) {
+    auto it = by_name.find(s.name);
+    if (it != by_name.end() && it->second.shape() != s.shape)
+      throw std::runtime_error(weights_path + ": weight '" + s.name + "' has shape " +
+                               shape_str(it->second.shape()) + ", expected " +
+                               shape_str(s.shape));
+  }
+  std::set<std::string> expected;
+  for (const Slot& s : slots) expected.insert(s.name);
+  std::string unexpected;
+  std::size_t n_unexpected = 0;
+  for (const auto& [name, t] : loaded) {
+    // Older transformers saved RoPE's inv_freq as a buffer; it is recomputed
+    // from rope_theta, so it is not a weight.
+    if (expected.count(name) || name.ends_with(".self_attn.rotary_emb.inv_freq"))
+      continue;
+    if (n_unexpected++ < 5) unexpected += (unexpected.empty() ? "'" : ", '") + name + "'";
+  }
+  if (n_unexpected > 0)
+    throw std::runtime_error(
+        weights_path + ": unexpected weight" + (n_unexpected > 1 ? "s " : " ") +
+        unexpected +
+        (n_unexpected > 5 ? " and " + std::to_string(n_unexpected - 5) + " more" : "") +
+        "; a Llama model of this config has no such weight");
+
+  // 3. The dtype: asked for, else the file's own, else (a file mixing float32
+  // and float64) the config's torch_dtype.
+  DType target = DType::float32;
+  if (dtype) {
+    target = *dtype;
+  } else {
+    bool mixed = false;
+    for (std::size_t i = 1; i < loaded.size(); ++i)
+      mixed |= loaded[i].second.dtype() != loaded[0].second.dtype();
+    if (!loaded.empty()) target = loaded[0].second.dtype();
+    if (mixed) target = config_dtype.value_or(DType::float32);
+  }
+
+  // 4. The model, with every weight replaced by the loaded one.
+  GlassLM model(cfg, 0, target);
+  slots = weight_slots(cfg, &model);
+  {
+    auto params = model.named_parameters();
+    bool same = params.size() == slots.size();
+    for (std::size_t i = 0; same && i < slots.size(); ++i)
+      same = params[i].first == slots[i].name;
+    if (!same)
+      throw std::logic_error(
+          "load_checkpoint: GlassLM::named_parameters() disagrees with the "
+          "checkpoint's weight table");
+  }
+  no_grad guard;  // the conversions are not part of any graph
+  for (Slot& s : slots) {
+    auto it = by_name.find(s.name);
+    if (it == by_name.end())
+      it = by_name.find("model.embed_tokens.weight");  // tied lm_head
+    Tensor t = it->second.dtype() == target ? it->second : astype(it->second, target);
+    if (s.name == "lm_head.weight" && !by_name.count(s.name)) t = copy_of(t);
+    bool trainable = s.tensor->requires_grad();
+    *s.tensor = t.detach();
+    s.tensor->requires_grad_(trainable);
+  }
+
+  // 5. The tokenizer, when the folder has one.
+  std::optional<Tokenizer> tokenizer;
+  std::error_code ec;
+  if (fs::exists(tokenizer_path, ec)) {
+    std::string text = detail::read_file(tokenizer_path);
+    try {
+      tokenizer = Tokenizer::from_json(text);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(tokenizer_path + ": " + e.what());
+    }
+    if (tokenizer->vocab_size() != cfg.vocab_size)
+      throw std::runtime_error(
+          tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
+          " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
+  }
+  return Checkpoint{std::move(model), std::move(tokenizer)};
+}
+
+}  // namespace glassllm

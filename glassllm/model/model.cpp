@@ -1,0 +1,607 @@
+// model.cpp: the whole GlassLM model in one file: its configuration checks,
+// the weights and their initialisation, the K/V cache, the forward pass in
+// the order of DESIGN.md's pseudo-code, the training loss, and generation.
+//
+// The forward is written with the engine's ops only (ops.h), so that every
+// step is recorded on the autograd tape and a backward through the whole
+// model needs nothing written here. Shapes are noted wherever they change,
+// with B (batch), T (new tokens), H (query heads), Hkv (key/value heads),
+// G = H / Hkv, hd (head dim) and m (keys attended over).
+//
+// Read ops.h first for what each op does; read tests/test_model.cpp for the
+// equivalences this file promises (cached == full, grouped == repeat_kv).
+#include "glassllm/model/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "glassllm/engine/ops.h"
+#include "glassllm/model/forward_observer.h"
+
+namespace glassllm {
+
+// ---- configuration ------------------------------------------------------------------
+
+void Config::validate() const {
+  auto fail = [](const std::string& why) {
+    throw std::invalid_argument("config: " + why);
+  };
+  auto positive = [&](const char* field, std::size_t value) {
+    if (value == 0) fail(std::string(field) + " (0) must be positive");
+  };
+  positive("vocab_size", vocab_size);
+  positive("d_model", d_model);
+  positive("n_layers", n_layers);
+  positive("n_heads", n_heads);
+  positive("n_kv_heads", n_kv_heads);
+  positive("d_ff", d_ff);
+  positive("max_len", max_len);
+  if (n_heads % n_kv_heads != 0)
+    fail("n_kv_heads (" + std::to_string(n_kv_heads) + ") must divide n_heads (" +
+         std::to_string(n_heads) + ")");
+  if (d_model % n_heads != 0)
+    fail("n_heads (" + std::to_string(n_heads) + ") must divide d_model (" +
+         std::to_string(d_model) + ")");
+  if (head_dim() % 2 != 0)
+    fail("head_dim (d_model / n_heads = " + std::to_string(head_dim()) +
+         ") must be even: RoPE rotates pairs (i, i + head_dim/2)");
+  if (!(rope_theta > 0))
+    fail("rope_theta (" + std::to_string(rope_theta) + ") must be positive");
+  if (!(norm_eps >= 0)) fail("norm_eps (" + std::to_string(norm_eps) + ") must be >= 0");
+}
+
+const char* attention_name(Attention a) {
+  if (a == Attention::custom) return "custom";
+  return a == Attention::repeat_kv ? "repeat_kv" : "grouped";
+}
+
+Attention parse_attention(const std::string& name) {
+  if (name == "repeat_kv") return Attention::repeat_kv;
+  if (name == "grouped") return Attention::grouped;
+  throw std::invalid_argument("attention: unknown path '" + name +
+                              "'; expected repeat_kv or grouped");
+}
+
+const char* cache_mode_name(CacheMode m) {
+  return m == CacheMode::concat ? "concat" : "preallocated";
+}
+
+CacheMode parse_cache_mode(const std::string& name) {
+  if (name == "concat") return CacheMode::concat;
+  if (name == "preallocated") return CacheMode::preallocated;
+  throw std::invalid_argument("cache: unknown mode '" + name +
+                              "'; expected concat or preallocated");
+}
+
+// ---- the K/V cache ------------------------------------------------------------------
+
+KVCache::KVCache(CacheMode mode, std::size_t capacity)
+    : mode_(mode), capacity_(capacity) {
+  if (mode == CacheMode::preallocated && capacity == 0)
+    throw std::invalid_argument("KVCache: a preallocated cache needs a capacity > 0");
+}
+
+std::size_t KVCache::nbytes() const {
+  return (k_.defined() ? k_.nbytes() : 0) + (v_.defined() ? v_.nbytes() : 0);
+}
+
+void KVCache::clear() {
+  // Drop the buffers rather than reuse them: a graph recorded earlier may still
+  // read them, and overwriting them in place would change its inputs.
+  k_ = Tensor();
+  v_ = Tensor();
+  length_ = 0;
+}
+
+void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
+  if (!k_new.defined() || !v_new.defined())
+    throw std::invalid_argument("KVCache::append: k or v is undefined");
+  if (k_new.ndim() != 4 || k_new.shape() != v_new.shape())
+    throw std::invalid_argument(
+        "KVCache::append: expected k and v of one shape [B, Hkv, T, hd], got " +
+        shape_str(k_new.shape()) + " and " + shape_str(v_new.shape()));
+  if (k_new.dtype() != v_new.dtype())
+    throw std::invalid_argument("KVCache::append: k is " +
+                                std::string(dtype_name(k_new.dtype())) + " but v is " +
+                                dtype_name(v_new.dtype()));
+  const Shape& s = k_new.shape();
+  const std::size_t T = s[2];
+  if (length_ > 0 || k_.defined()) {
+    const Shape& held = k_.shape();
+    if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] ||
+        k_new.dtype() != k_.dtype())
+      throw std::invalid_argument(
+          "KVCache::append: new k/v " + shape_str(s) + " " + dtype_name(k_new.dtype()) +
+          " do not fit the cache's [B, Hkv, m, hd] = " + shape_str(held) + " " +
+          dtype_name(k_.dtype()) + "; B, Hkv, hd and dtype must match");
+  }
+
+  if (mode_ == CacheMode::concat) {
+    // [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
+    // time (the old one is copied). Detached: no gradient flows into history.
+    if (append_fn) {
+      // An append supplied at run time (model.h): check what it returns.
+      Shape want{s[0], s[1], length_ + T, s[3]};
+      auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
+        Tensor next = append_fn(held, fresh);
+        if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
+          throw std::invalid_argument(
+              std::string("KVCache::append: append_fn returned ") +
+              (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
+                              : std::string("an undefined tensor")) +
+              " for " + which + "; expected " + shape_str(want) + " " +
+              dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
+              " held positions then the " + std::to_string(T) + " new ones, axis 2)");
+        return next;
+      };
+      Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
+      k_ = k_next;
+      v_ = v_next;
+    } else if (!k_.defined()) {
+      k_ = k_new.detach();
+      v_ = v_new.detach();
+    } else {
+      k_ = concat({k_, k_new.detach()}, 2);
+      v_ = concat({v_, v_new.detach()}, 2);
+    }
+    length_ += T;
+    return;
+  }
+
+  // Preallocated: one [B, Hkv, capacity, hd] buffer of zeros, made on the
+  // first append, and the new positions copied into slots length_ ..
+  // length_+T-1 in place. The length is stored explicitly, never inferred from
+  // the contents (a key row may legitimately be all zeros).
+  if (length_ + T > capacity_)
+    throw std::invalid_argument("KVCache::append: " + std::to_string(T) +
+                                " new positions do not fit: the cache holds " +
+                                std::to_string(length_) + " of " +
+                                std::to_string(capacity_));
+  if (!k_.defined()) {
+    Shape buffer{s[0], s[1], capacity_, s[3]};
+    k_ = zeros(buffer, k_new.dtype());
+    v_ = zeros(buffer, k_new.dtype());
+  }
+  const std::size_t rows = s[0] * s[1], hd = s[3];
+  const std::size_t bytes = T * hd * dtype_size(k_new.dtype());
+  auto write = [&](Tensor& buffer, const Tensor& src, auto zero) {
+    using E = decltype(zero);
+    const E* from = src.data<E>();
+    E* to = buffer.mutable_data<E>();
+    for (std::size_t r = 0; r < rows; ++r)  // one contiguous [T, hd] run per (b, head)
+      std::memcpy(to + (r * capacity_ + length_) * hd, from + r * T * hd, bytes);
+  };
+  if (k_new.dtype() == DType::float32) {
+    write(k_, k_new, float{});
+    write(v_, v_new, float{});
+  } else {
+    write(k_, k_new, double{});
+    write(v_, v_new, double{});
+  }
+  length_ += T;
+}
+
+// ---- weights ---------------------------------------------------------------------
+
+namespace {
+
+// Calls f(name, weight) for every weight of `model` (const or not), in the
+// fixed order of named_parameters(): the one place that lists the names.
+template <class Model, class F>
+void for_each_weight(Model& model, F f) {
+  f("model.embed_tokens.weight", model.embed_tokens);
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    auto& w = model.layers[l];
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    f(p + "input_layernorm.weight", w.input_layernorm);
+    f(p + "self_attn.q_proj.weight", w.q_proj);
+    f(p + "self_attn.k_proj.weight", w.k_proj);
+    f(p + "self_attn.v_proj.weight", w.v_proj);
+    f(p + "self_attn.o_proj.weight", w.o_proj);
+    f(p + "post_attention_layernorm.weight", w.post_attention_layernorm);
+    f(p + "mlp.gate_proj.weight", w.gate_proj);
+    f(p + "mlp.up_proj.weight", w.up_proj);
+    f(p + "mlp.down_proj.weight", w.down_proj);
+  }
+  f("model.norm.weight", model.norm);
+  f("lm_head.weight", model.lm_head);
+}
+
+}  // namespace
+
+GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
+    : cfg_(cfg), dtype_(dtype) {
+  cfg_.validate();
+  const std::size_t D = cfg_.d_model, hd = cfg_.head_dim(), F = cfg_.d_ff;
+  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads, V = cfg_.vocab_size;
+  layers.resize(cfg_.n_layers);
+  // The shapes (DESIGN.md's table): projections are [out, in].
+  auto shape_of = [&](const std::string& name) -> Shape {
+    auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
+    if (is("embed_tokens") || is("lm_head")) return {V, D};
+    if (is("norm")) return {D};
+    if (is("q_proj")) return {H * hd, D};
+    if (is("k_proj") || is("v_proj")) return {Hkv * hd, D};
+    if (is("o_proj")) return {D, H * hd};
+    if (is("gate_proj") || is("up_proj")) return {F, D};
+    return {D, F};  // down_proj
+  };
+  // One random stream, drawn in named_parameters() order, so a seed fixes every
+  // weight (and float32 weights are the rounded float64 ones). Norm weights
+  // start at 1, the identity scaling, and draw nothing.
+  Rng rng(seed);
+  for_each_weight(*this, [&](const std::string& name, Tensor& t) {
+    Shape s = shape_of(name);
+    t = name.find("norm") != std::string::npos ? ones(s, dtype)
+                                               : rng.normal(s, 0.0, 0.02, dtype);
+    t.requires_grad_();
+  });
+}
+
+std::vector<std::pair<std::string, Tensor>> GlassLM::named_parameters() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for_each_weight(*this, [&](const std::string& name, const Tensor& t) {
+    out.emplace_back(name, t);
+  });
+  return out;
+}
+
+Tensor& GlassLM::parameter(const std::string& name) {
+  Tensor* found = nullptr;
+  for_each_weight(*this, [&](const std::string& n, Tensor& t) {
+    if (n == name) found = &t;
+  });
+  if (!found)
+    throw std::invalid_argument("parameter: no weight named '" + name +
+                                "' (names look like "
+                                "'model.layers.0.self_attn.q_proj.weight')");
+  return *found;
+}
+
+const Tensor& GlassLM::parameter(const std::string& name) const {
+  return const_cast<GlassLM*>(this)->parameter(name);
+}
+
+std::size_t GlassLM::parameter_count() const {
+  std::size_t n = 0;
+  for_each_weight(*this, [&](const std::string&, const Tensor& t) { n += t.size(); });
+  return n;
+}
+
+GlassLM GlassLM::to(DType dtype) const {
+  GlassLM copy = *this;  // copies the handles; each weight is replaced below
+  copy.dtype_ = dtype;
+  for_each_weight(copy, [dtype](const std::string&, Tensor& t) {
+    t = from_vector(t.to_vector(), t.shape(), dtype);  // a new array, never a view
+    t.requires_grad_();
+  });
+  return copy;
+}
+
+Cache GlassLM::new_cache(CacheMode mode) const {
+  std::size_t capacity = mode == CacheMode::preallocated ? cfg_.max_len : 0;
+  return Cache(cfg_.n_layers, KVCache(mode, capacity));
+}
+
+// ---- the forward pass ------------------------------------------------------------
+
+namespace {
+
+std::int64_t i64(std::size_t v) {
+  return std::int64_t(v);
+}
+
+// Attention::custom: calls the user's function and checks its result's shape.
+Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor& keys,
+                            const Tensor& values, std::size_t query_start,
+                            std::size_t key_start) {
+  if (!fn)
+    throw std::invalid_argument(
+        "forward: attention is custom but custom_attention is not set; assign a function "
+        "(model.h, AttentionFn) or choose repeat_kv or grouped");
+  Tensor out = fn(q, keys, values, query_start, key_start);
+  if (!out.defined() || out.shape() != q.shape())
+    throw std::invalid_argument(
+        "forward: custom_attention returned " +
+        (out.defined() ? shape_str(out.shape()) : std::string("an undefined tensor")) +
+        "; expected q's shape [B, H, T, hd] = " + shape_str(q.shape()));
+  return out;
+}
+
+}  // namespace
+
+// ---- attention ---------------------------------------------------------------------
+
+// The one place the two K/V sharing paths differ. Both compute, per query
+// head h (meeting K/V head h / G):
+//   scores = q k^T / sqrt(hd), probs = softmax over the keys, where a query
+//   sees a key iff the key's position <= the query's (causal_softmax: the
+//   hidden scores count as -inf, their probabilities are exactly 0),
+//   out = probs v.
+Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
+              std::size_t start, std::size_t key_start, Attention path,
+              std::size_t layer) {
+  if (q.ndim() != 4 || keys.ndim() != 4 || keys.shape() != values.shape() ||
+      q.dim(0) != keys.dim(0) || q.dim(3) != keys.dim(3) || keys.dim(1) == 0 ||
+      q.dim(1) % keys.dim(1) != 0)
+    throw std::invalid_argument(
+        "attend: expected q [B, H, T, hd] and keys, values [B, Hkv, m, hd] with Hkv "
+        "dividing H, got " +
+        shape_str(q.shape()) + ", " + shape_str(keys.shape()) + ", " +
+        shape_str(values.shape()));
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), G = H / Hkv, m = keys.dim(2);
+  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
+  const double scale = 1.0 / std::sqrt(double(hd));
+  // The tracer shows scores and probabilities as [B, H, T, m] on both paths.
+  const Shape per_head{B, H, T, m};
+
+  Tensor scores, probs, out;
+  if (path == Attention::repeat_kv) {
+    // Reference path. [B, Hkv, m, hd] -> [B, H, m, hd]: K/V head i copied G
+    // times, so query head h meets K/V head h / G.
+    Tensor keys_rep = repeat_kv(keys, G), values_rep = repeat_kv(values, G);
+    // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
+    scores = matmul_t(q, keys_rep) * scale;
+    trace::scores(layer, scores, per_head, start, key_start);
+    probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
+    trace::snapshot("attn.softmax", layer, probs);
+    out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
+  } else {
+    // Grouped path, no copy of K or V. The G query heads of one group are
+    // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
+    // row g*T + t of group i is query t of head i*G + g.
+    Tensor q_grouped = reshape(q, {b_, i64(Hkv), i64(G * T), hd_});
+    // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m]
+    // (a view of [B, H, T, m]: the same numbers as the reference's scores)
+    scores = matmul_t(q_grouped, keys) * scale;
+    trace::scores(layer, scores, per_head, start, key_start);
+    // Row g*T + t is query t: the mask repeats every T rows.
+    probs = causal_softmax(scores, start, key_start, T);  // [B, Hkv, G*T, m]
+    trace::snapshot("attn.softmax", layer, probs, per_head);
+    // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
+    out = reshape(matmul(probs, values), {b_, i64(H), t_, hd_});
+  }
+  return out;
+}
+
+Tensor GlassLM::forward(const std::vector<std::int64_t>& tokens, Cache* cache,
+                        std::size_t start) const {
+  return forward(TokenBatch{tokens}, cache, start);
+}
+
+Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t start) const {
+  // ---- checks: every message names what is wrong and, when known, the fix
+  if (tokens.empty() || tokens[0].empty())
+    throw std::invalid_argument("forward: no tokens; pass at least one row with one id");
+  const std::size_t B = tokens.size(), T = tokens[0].size();
+  std::vector<std::int64_t> ids;  // [B, T] flattened, row-major
+  ids.reserve(B * T);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (tokens[b].size() != T)
+      throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
+                                  std::to_string(tokens[b].size()) +
+                                  " tokens but row 0 has " + std::to_string(T) +
+                                  "; rows must have equal lengths");
+    for (std::size_t t = 0; t < T; ++t) {
+      std::int64_t id = tokens[b][t];
+      if (id < 0 || id >= i64(cfg_.vocab_size))
+        throw std::invalid_argument("forward: token id " + std::to_string(id) +
+                                    " at position (" + std::to_string(b) + ", " +
+                                    std::to_string(t) + ") is out of range [0, " +
+                                    std::to_string(cfg_.vocab_size) + ")");
+      ids.push_back(id);
+    }
+  }
+  if (cache) {
+    if (cache->size() != cfg_.n_layers)
+      throw std::invalid_argument(
+          "forward: the cache has " + std::to_string(cache->size()) +
+          " layers but the model has " + std::to_string(cfg_.n_layers) +
+          "; make it with new_cache()");
+    std::size_t held = (*cache)[0].length();
+    if (start != held)
+      throw std::invalid_argument("forward: start is " + std::to_string(start) +
+                                  " but the cache holds " + std::to_string(held) +
+                                  " positions; pass start=" + std::to_string(held));
+  }
+  if (start + T > cfg_.max_len)
+    throw std::invalid_argument("forward: positions " + std::to_string(start) + ".." +
+                                std::to_string(start + T - 1) + " exceed max_len " +
+                                std::to_string(cfg_.max_len) + " (start " +
+                                std::to_string(start) + " + " + std::to_string(T) +
+                                " tokens); crop the input to its last max_len tokens");
+
+  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
+  const std::size_t hd = cfg_.head_dim();
+  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
+
+  // An active tracer records this call as one step (nothing happens otherwise).
+  trace::StepScope step(*this, ids, B, T, start, cache);
+
+  // [B, T] ids -> [B, T, d_model]
+  Tensor x = embedding(embed_tokens, ids, {B, T});
+
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const LayerWeights& w = layers[l];
+    trace::layer(int(l));
+    trace::snapshot("resid.in", l, x);  // the residual stream entering block l
+
+    // ---- attention -------------------------------------------------------------
+    Tensor h = mul(rmsnorm(x, cfg_.norm_eps), w.input_layernorm);  // [B, T, d_model]
+    // [B, T, d_model] -> [B, T, H*hd] -> [B, T, H, hd] -> [B, H, T, hd]
+    Tensor q = permute(reshape(linear(h, w.q_proj), {b_, t_, i64(H), hd_}), {0, 2, 1, 3});
+    // [B, T, d_model] -> [B, T, Hkv*hd] -> [B, T, Hkv, hd] -> [B, Hkv, T, hd]
+    Tensor k =
+        permute(reshape(linear(h, w.k_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
+    Tensor v =
+        permute(reshape(linear(h, w.v_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
+    // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
+    q = rope(q, start, cfg_.rope_theta);
+    k = rope(k, start, cfg_.rope_theta);
+    // Recorded as they enter the scores: any score is q . k / sqrt(hd).
+    trace::snapshot("attn.q", l, q);
+    trace::snapshot("attn.k", l, k);
+    trace::snapshot("attn.v", l, v);
+
+    // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
+    // position of key 0. Without a cache: the new tokens only (m = T, key j at
+    // position start + j). With one: the whole history (key j at position j).
+    Tensor keys = k, values = v;
+    std::size_t key_start = start;
+    if (cache) {
+      KVCache& c = (*cache)[l];
+      c.append(k, v);
+      keys = c.k();
+      values = c.v();
+      key_start = 0;
+      // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
+      // m = max_len, and slots >= length() hold zeros. They are at positions
+      // > start + T - 1, later than every query, so the causal mask below hides
+      // them and they get probability exactly 0 (llama.cpp does the same with
+      // its fixed K/V buffer: attend over the buffer, mask what is not written).
+    }
+
+    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
+    // supplied at run time (Attention::custom, model.h's AttentionFn) returns
+    // only its output, so the tracer sees no scores for it.
+    Tensor out =
+        attention == Attention::custom
+            ? custom_attention_out(custom_attention, q, keys, values, start, key_start)
+            : attend(q, keys, values, start, key_start, attention, l);
+    trace::snapshot("attn.out", l, out);
+    // [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
+    out = reshape(permute(out, {0, 2, 1, 3}), {b_, t_, i64(H * hd)});
+    x = x + linear(out, w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
+
+    // ---- MLP (SwiGLU) ------------------------------------------------------------
+    h = mul(rmsnorm(x, cfg_.norm_eps), w.post_attention_layernorm);  // [B, T, d_model]
+    // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
+    x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+  }
+
+  trace::layer(-1);
+  x = mul(rmsnorm(x, cfg_.norm_eps), norm);  // [B, T, d_model]
+  Tensor logits = linear(x, lm_head);        // [B, T, d_model] -> [B, T, vocab_size]
+  step.finish(logits, cache);
+  return logits;
+}
+
+// ---- training loss ---------------------------------------------------------------
+
+Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const {
+  if (targets.size() != tokens.size())
+    throw std::invalid_argument("loss: " + std::to_string(targets.size()) +
+                                " target rows for " + std::to_string(tokens.size()) +
+                                " token rows; pass one target per token");
+  std::vector<std::int64_t> flat;  // [B, T] flattened, one target per logits row
+  for (std::size_t b = 0; b < tokens.size(); ++b) {
+    if (targets[b].size() != tokens[b].size())
+      throw std::invalid_argument("loss: targets row " + std::to_string(b) + " has " +
+                                  std::to_string(targets[b].size()) +
+                                  " ids but tokens row " + std::to_string(b) + " has " +
+                                  std::to_string(tokens[b].size()));
+    flat.insert(flat.end(), targets[b].begin(), targets[b].end());
+  }
+  return cross_entropy(forward(tokens), flat, -100);  // [B, T, vocab_size] -> ()
+}
+
+// ---- generation ------------------------------------------------------------------
+
+namespace {
+
+// The last row of logits [1, T, V], as doubles.
+std::vector<double> last_logits(const Tensor& logits) {
+  const std::size_t V = logits.dim(-1), offset = logits.size() - V;
+  std::vector<double> row(V);
+  if (logits.dtype() == DType::float32)
+    std::copy_n(logits.data<float>() + offset, V, row.begin());
+  else
+    std::copy_n(logits.data<double>() + offset, V, row.begin());
+  return row;
+}
+
+// argmax, the lowest id among equal maxima.
+std::int64_t greedy(const std::vector<double>& logits) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < logits.size(); ++i)
+    if (logits[i] > logits[best]) best = i;
+  return i64(best);
+}
+
+// A draw from softmax(logits / temperature), restricted to the top_k largest
+// logits (all when top_k is 0). Ties in the top-k cut keep the lower ids.
+std::int64_t sample(const std::vector<double>& logits, double temperature,
+                    std::size_t top_k, std::mt19937_64& rng) {
+  std::vector<std::size_t> order(logits.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
+  if (top_k > 0 && top_k < order.size()) order.resize(top_k);
+  // p_i = exp((z_i - z_max) / temperature) / sum; z_max = logits[order[0]].
+  std::vector<double> weight(order.size());
+  double total = 0;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    total += weight[i] = std::exp((logits[order[i]] - logits[order[0]]) / temperature);
+  double u = std::uniform_real_distribution<double>(0.0, total)(rng);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (u < weight[i]) return i64(order[i]);
+    u -= weight[i];
+  }
+  return i64(order.back());  // u rounded past the end: the last candidate
+}
+
+}  // namespace
+
+std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& prompt,
+                                            const GenerateOptions& options) const {
+  if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
+  for (std::size_t i = 0; i < prompt.size(); ++i)
+    if (prompt[i] < 0 || prompt[i] >= i64(cfg_.vocab_size))
+      throw std::invalid_argument("generate: token id " + std::to_string(prompt[i]) +
+                                  " at prompt position " + std::to_string(i) +
+                                  " is out of range [0, " +
+                                  std::to_string(cfg_.vocab_size) + ")");
+  if (!(options.temperature >= 0))
+    throw std::invalid_argument("generate: temperature must be >= 0, got " +
+                                std::to_string(options.temperature));
+  std::vector<std::int64_t> tokens = prompt;
+  if (options.max_new_tokens == 0) return tokens;
+  std::optional<no_grad> guard;
+  if (!options.record_graph) guard.emplace();
+  std::mt19937_64 rng(options.seed);
+  const std::size_t L = cfg_.max_len;
+
+  // (Re)fills the cache from the last max_len tokens, positions from 0.
+  Cache cache;
+  auto prefill = [&] {
+    cache = new_cache(options.cache_mode);
+    std::size_t from = tokens.size() > L ? tokens.size() - L : 0;
+    std::vector<std::int64_t> window(tokens.begin() + std::ptrdiff_t(from), tokens.end());
+    return forward(window, &cache, 0);
+  };
+
+  Tensor logits = prefill();
+  for (std::size_t step = 0; step < options.max_new_tokens; ++step) {
+    std::vector<double> z = last_logits(logits);
+    std::int64_t next = options.temperature == 0
+                            ? greedy(z)
+                            : sample(z, options.temperature, options.top_k, rng);
+    tokens.push_back(next);
+    if (options.on_step) options.on_step(logits, next);
+    if (step + 1 == options.max_new_tokens) break;  // no logits needed after the last
+    std::size_t held = cache[0].length();
+    if (held == L)
+      logits = prefill();  // full: rerun the last max_len tokens from position 0
+    else
+      logits = forward({next}, &cache, held);  // [1, 1, V]
+  }
+  return tokens;
+}
+
+}  // namespace glassllm

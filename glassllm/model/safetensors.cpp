@@ -1,0 +1,404 @@
+// safetensors.cpp: reading and writing .safetensors files, the format Hugging
+// Face checkpoints keep their weights in, plus the small file helpers the
+// checkpoint code shares (whole-file reads, atomic writes, strict JSON).
+//
+// The format (https://huggingface.co/docs/safetensors):
+//   8 bytes    N, the header's length, an unsigned little-endian integer
+//   N bytes    a JSON object: {"<name>": {"dtype": "F32", "shape": [2, 3],
+//              "data_offsets": [begin, end]}, ..., "__metadata__": {str: str}}
+//   the rest   the data buffer; a tensor's bytes are buffer[begin, end),
+//              row-major, little-endian
+// The reader trusts nothing in the file: every length and offset is checked
+// before a byte is read, and each problem has its own message.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "glassllm/engine/node.h"
+#include "glassllm/model/checkpoint_internal.h"
+
+namespace glassllm {
+namespace detail {
+
+using Json = nlohmann::ordered_json;
+
+// ---- strict JSON -------------------------------------------------------------------
+
+Json parse_json_strict(std::string_view text) {
+  // nlohmann keeps the last of two equal keys; a parser callback sees every key
+  // as it is read, so one set of keys per open object finds repeats.
+  std::vector<std::set<std::string>> open_objects;
+  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      open_objects.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      open_objects.pop_back();
+    } else if (event == Json::parse_event_t::key) {
+      std::string key = parsed.get<std::string>();
+      if (!open_objects.back().insert(key).second)
+        throw std::invalid_argument("duplicate key " + parsed.dump());
+    }
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), callback);
+  } catch (const Json::exception& e) {
+    // Mostly parse_error, but a number too large for a double ("1E400") is
+    // an out_of_range error: both mean the text is not JSON we can use.
+    throw std::invalid_argument(std::string("invalid JSON: ") + e.what());
+  }
+}
+
+// ---- files ---------------------------------------------------------------------------
+
+std::string read_file(const std::string& path) {
+  auto fail = [&](const std::string& why) {
+    return std::runtime_error(path + ": cannot read: " + why);
+  };
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw fail("not a regular file");
+  }
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int err = errno;
+      ::close(fd);
+      throw fail(std::strerror(err));
+    }
+    if (n == 0) break;
+    bytes.append(buf, std::size_t(n));
+  }
+  ::close(fd);
+  return bytes;
+}
+
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const std::string& what) {
+    int err = errno;
+    ::unlink(tmp.c_str());  // fails harmlessly if tmp is not a file
+    return std::runtime_error(path + ": cannot write: " + what + ": " +
+                              std::strerror(err));
+  };
+  // O_TRUNC: a stale .tmp left by an interrupted save is simply overwritten.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;  // do not unlink: tmp may be something that is not ours
+    throw std::runtime_error(path + ": cannot write: opening " + tmp + ": " +
+                             std::strerror(err));
+  }
+  for (std::size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      auto e = fail("writing " + tmp);
+      ::close(fd);
+      throw e;
+    }
+    done += std::size_t(n);
+  }
+  // The data must be on disk before the rename makes it the file's content;
+  // otherwise a power cut could leave the new name with missing bytes.
+  if (::fsync(fd) != 0) {
+    auto e = fail("flushing " + tmp);
+    ::close(fd);
+    throw e;
+  }
+  if (::close(fd) != 0) throw fail("closing " + tmp);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw fail("renaming " + tmp);
+  // Flush the directory entry too, so the rename itself survives a crash.
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+// ---- 16-bit floats -------------------------------------------------------------------
+
+// IEEE half: value = (-1)^s * 2^(e-15) * 1.m for 0 < e < 31,
+//                    (-1)^s * 2^-14 * 0.m  for e = 0 (zero and subnormals),
+//                    inf (m = 0) or nan (m != 0) for e = 31.
+// A normal half re-biases its exponent (15 -> 127) and widens its mantissa
+// (10 -> 23 bits); a subnormal is m * 2^-24, which a float holds exactly.
+float f16_to_f32(std::uint16_t bits) {
+  std::uint32_t sign = std::uint32_t(bits >> 15) << 31;
+  std::uint32_t e = (bits >> 10) & 0x1F;
+  std::uint32_t m = bits & 0x3FF;
+  if (e == 0) {
+    float v = std::ldexp(float(m), -24);
+    return sign ? -v : v;
+  }
+  if (e == 31) return std::bit_cast<float>(sign | 0x7F800000u | (m << 13));
+  return std::bit_cast<float>(sign | ((e - 15 + 127) << 23) | (m << 13));
+}
+
+// bfloat16 is the top half of a float32: shift it back into place.
+float bf16_to_f32(std::uint16_t bits) {
+  return std::bit_cast<float>(std::uint32_t(bits) << 16);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::Json;
+
+std::uint64_t load_le(const std::uint8_t* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+void store_le(std::string& out, std::uint64_t v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out.push_back(char((v >> (8 * i)) & 0xFF));
+}
+
+struct DTypeInfo {
+  const char* name;
+  std::size_t size;
+};
+constexpr DTypeInfo kDTypes[] = {{"F32", 4}, {"F64", 8}, {"F16", 2}, {"BF16", 2}};
+
+std::string range_str(std::uint64_t begin, std::uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+}
+
+// One header entry, checked.
+struct Entry {
+  std::string name;
+  std::string dtype;
+  std::size_t dtype_size = 0;
+  Shape shape;
+  std::uint64_t begin = 0, end = 0;
+};
+
+// Reads a JSON value as a non-negative integer, if it is one.
+bool as_count(const Json& v, std::uint64_t& out) {
+  if (v.is_number_unsigned()) {
+    out = v.get<std::uint64_t>();
+    return true;
+  }
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) {
+    out = std::uint64_t(v.get<std::int64_t>());
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// ---- writing --------------------------------------------------------------------------
+
+void write_safetensors(const std::string& path, const NamedTensors& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  auto fail = [&](const std::string& what) {
+    return std::invalid_argument("write_safetensors: " + path + ": " + what);
+  };
+  Json header = Json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    if (name.empty() || name == "__metadata__")
+      throw fail("invalid tensor name '" + name + "'");
+    if (header.contains(name)) throw fail("tensor '" + name + "' appears twice");
+    if (!t.defined()) throw fail("tensor '" + name + "' is undefined");
+    std::uint64_t nbytes = t.nbytes();
+    header[name] = {{"dtype", t.dtype() == DType::float32 ? "F32" : "F64"},
+                    {"shape", t.shape()},
+                    {"data_offsets", {offset, offset + nbytes}}};
+    offset += nbytes;
+  }
+  // The header is padded with spaces (valid JSON whitespace) so the data
+  // buffer starts at a multiple of 8 bytes, aligned for every dtype.
+  std::string json = header.dump();
+  json.append((8 - json.size() % 8) % 8, ' ');
+
+  std::string bytes;
+  bytes.reserve(8 + json.size() + offset);
+  store_le(bytes, json.size(), 8);
+  bytes += json;
+  for (const auto& named : tensors) {
+    const Tensor& t = named.second;
+    dispatch(t.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+      const T* p = ptr<T>(t);
+      for (std::size_t i = 0; i < t.size(); ++i)
+        store_le(bytes, std::bit_cast<Bits>(p[i]), sizeof(T));
+    });
+  }
+  detail::write_file_atomically(path, bytes);
+}
+
+// ---- reading
+// ----------------------------------------------------------------------------
+
+NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
+                                            const std::string& name) {
+  auto fail = [&](const std::string& what) {
+    return std::runtime_error(name + ": " + what);
+  };
+  constexpr std::uint64_t kMaxHeader = 100'000'000;  // 100 MB; real headers are KBs
+
+  if (size < 8)
+    throw fail("file is " + std::to_string(size) +
+               " bytes, shorter than the 8-byte header length");
+  std::uint64_t n = load_le(data, 8);
+  if (n > kMaxHeader)
+    throw fail("header length " + std::to_string(n) + " is absurd (more than " +
+               std::to_string(kMaxHeader) + " bytes)");
+  if (n > size - 8)
+    throw fail("header length " + std::to_string(n) + " is larger than the file (" +
+               std::to_string(size) + " bytes)");
+  const std::uint8_t* buffer = data + 8 + n;
+  const std::uint64_t buffer_size = size - 8 - n;
+
+  Json header;
+  try {
+    header =
+        parse_json_strict(std::string_view(reinterpret_cast<const char*>(data + 8), n));
+  } catch (const std::invalid_argument& e) {
+    throw fail(std::string("header: ") + e.what());
+  }
+  if (!header.is_object()) throw fail("header is not a JSON object");
+
+  std::vector<Entry> entries;
+  for (const auto& item : header.items()) {
+    const std::string& key = item.key();  // not a structured binding: lambdas use it
+    const Json& value = item.value();
+    if (key == "__metadata__") {
+      if (!value.is_object()) throw fail("__metadata__ is not an object");
+      for (const auto& [mk, mv] : value.items())
+        if (!mv.is_string())
+          throw fail("__metadata__ value of '" + mk + "' is not a string");
+      continue;
+    }
+    Entry e;
+    e.name = key;
+    auto bad = [&](const std::string& what) {
+      return fail("tensor '" + key + "': " + what);
+    };
+    if (!value.is_object()) throw bad("entry is not an object");
+
+    if (!value.contains("dtype") || !value["dtype"].is_string())
+      throw bad("dtype is missing or not a string");
+    e.dtype = value["dtype"].get<std::string>();
+    for (const auto& d : kDTypes)
+      if (e.dtype == d.name) e.dtype_size = d.size;
+    if (e.dtype_size == 0)
+      throw bad("unknown dtype '" + e.dtype + "' (GlassLM reads F32, F64, F16 and BF16)");
+
+    if (!value.contains("shape") || !value["shape"].is_array())
+      throw bad("shape is not a list of non-negative integers");
+    // numel is computed in 64 bits with an overflow check; a shape whose
+    // element count does not fit cannot match any file.
+    std::uint64_t numel = 1;
+    bool too_big = false, has_zero = false;
+    for (const auto& d : value["shape"]) {
+      std::uint64_t dim;
+      if (!as_count(d, dim)) throw bad("shape is not a list of non-negative integers");
+      e.shape.push_back(std::size_t(dim));
+      if (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim)
+        too_big = true;
+      has_zero |= dim == 0;
+      numel *= dim;  // may wrap when too_big; then numel is not used
+    }
+    if (has_zero) too_big = false, numel = 0;  // a zero anywhere makes the product 0
+
+    const Json* offsets =
+        value.contains("data_offsets") ? &value["data_offsets"] : nullptr;
+    if (!offsets || !offsets->is_array() || offsets->size() != 2 ||
+        !as_count((*offsets)[0], e.begin) || !as_count((*offsets)[1], e.end) ||
+        e.begin > e.end)
+      throw bad("data_offsets must be two integers [begin, end] with begin <= end");
+    if (e.end > buffer_size)
+      throw bad("data_offsets " + range_str(e.begin, e.end) +
+                " end beyond the data buffer (" + std::to_string(buffer_size) +
+                " bytes)");
+    std::uint64_t have = e.end - e.begin;
+    if (too_big || numel > have / e.dtype_size || numel * e.dtype_size != have)
+      throw bad("data_offsets " + range_str(e.begin, e.end) + " hold " +
+                std::to_string(have) + " bytes but shape " + shape_str(e.shape) + " " +
+                e.dtype + " needs " +
+                (too_big ? std::string("more than 2^64")
+                         : std::to_string(numel * e.dtype_size)));
+    entries.push_back(std::move(e));
+  }
+
+  // Byte ranges must tile the buffer: sorted by start, each one begins where
+  // the previous one ended, and the last ends at the end of the file. Empty
+  // tensors own no bytes and are left out.
+  std::vector<const Entry*> by_offset;
+  for (const Entry& e : entries)
+    if (e.begin != e.end) by_offset.push_back(&e);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
+  std::uint64_t covered = 0;
+  const Entry* previous = nullptr;
+  for (const Entry* e : by_offset) {
+    if (e->begin < covered)
+      throw fail("tensors '" + previous->name + "' " +
+                 range_str(previous->begin, previous->end) + " and '" + e->name + "' " +
+                 range_str(e->begin, e->end) + " overlap");
+    if (e->begin > covered)
+      throw fail("bytes [" + std::to_string(covered) + ", " + std::to_string(e->begin) +
+                 ") of the data buffer belong to no tensor (a gap before '" + e->name +
+                 "')");
+    covered = e->end;
+    previous = e;
+  }
+  if (covered != buffer_size)
+    throw fail("the data buffer has " + std::to_string(buffer_size) +
+               " bytes but the tensors cover only " + std::to_string(covered));
+
+  NamedTensors out;
+  for (const Entry& e : entries) {
+    DType dtype = e.dtype == "F64" ? DType::float64 : DType::float32;
+    Tensor t = empty(e.shape, dtype);
+    const std::uint8_t* p = buffer + e.begin;
+    std::size_t count = t.size();
+    if (e.dtype == "F64") {
+      double* o = ptr<double>(t);
+      for (std::size_t i = 0; i < count; ++i)
+        o[i] = std::bit_cast<double>(load_le(p + 8 * i, 8));
+    } else {
+      float* o = ptr<float>(t);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (e.dtype == "F32")
+          o[i] = std::bit_cast<float>(std::uint32_t(load_le(p + 4 * i, 4)));
+        else if (e.dtype == "F16")
+          o[i] = f16_to_f32(std::uint16_t(load_le(p + 2 * i, 2)));
+        else
+          o[i] = bf16_to_f32(std::uint16_t(load_le(p + 2 * i, 2)));
+      }
+    }
+    out.emplace_back(e.name, std::move(t));
+  }
+  return out;
+}
+
+NamedTensors read_safetensors(const std::string& path) {
+  std::string bytes = detail::read_file(path);
+  return detail::read_safetensors_bytes(
+      reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), path);
+}
+
+}  // namespace glassllm

@@ -1,0 +1,676 @@
+// tracer.cpp: the op-graph recorder and the tracer of tracer.h, and the JSON
+// they write (its schema is docs/trace.schema.json).
+//
+// The recorder is the engine's OpObserver: finish_op hands it every op's
+// result and inputs. It gives each result an id and finds its inputs' ids by
+// node, or by storage for a tensor that shares another's data (a detached
+// copy of a handle, as the K/V cache stores). Nodes are held by weak_ptr: a
+// freed node's memory then cannot be reused by a new node at the same
+// address while the step lasts (make_shared puts the control block and the
+// object in one allocation), so an id never points at the wrong tensor. The
+// tensors' data is freed as usual.
+//
+// The tracer is reached from the model through glassllm/model/forward_observer.h.
+#include "glassllm/trace/tracer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "glassllm/engine/node.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/model/forward_observer.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+
+namespace glassllm {
+
+// ---- the op graph ------------------------------------------------------------------
+
+std::size_t OpGraph::count(const std::string& op) const {
+  return std::size_t(std::count_if(nodes.begin(), nodes.end(),
+                                   [&](const OpNode& n) { return n.op == op; }));
+}
+
+std::size_t OpGraph::bytes_written(const std::string& op) const {
+  std::size_t total = 0;
+  for (const OpNode& n : nodes)
+    if (n.op == op) total += n.bytes;
+  return total;
+}
+
+std::size_t OpGraph::bytes_read_after(const std::string& op) const {
+  std::size_t total = 0;
+  for (const OpNode& consumer : nodes)
+    for (std::size_t in : consumer.inputs)
+      if (nodes[in].op == op)
+        total += shape_numel(nodes[in].shape) * dtype_size(nodes[in].dtype);
+  return total;
+}
+
+struct OpGraphRecorder::Impl : OpObserver {
+  OpGraph graph;
+  int layer = -1;
+  OpObserver* previous = nullptr;
+  std::unordered_map<const Node*, std::pair<std::weak_ptr<Node>, std::size_t>> by_node;
+  std::unordered_map<const Storage*, std::pair<std::weak_ptr<Storage>, std::size_t>>
+      by_storage;
+
+  std::optional<std::size_t> find(const Tensor& t) const {
+    auto n = by_node.find(t.node());
+    if (n != by_node.end() && !n->second.first.expired()) return n->second.second;
+    auto s = by_storage.find(t.node()->storage.get());
+    if (s != by_storage.end() && !s->second.first.expired()) return s->second.second;
+    return std::nullopt;
+  }
+
+  std::size_t add(const Tensor& t, std::string op, std::vector<std::size_t> inputs,
+                  std::size_t bytes, std::string name, int node_layer) {
+    OpNode n;
+    n.id = graph.nodes.size();
+    n.op = std::move(op);
+    n.inputs = std::move(inputs);
+    n.shape = t.shape();
+    n.dtype = t.dtype();
+    n.bytes = bytes;
+    n.layer = node_layer;
+    n.name = std::move(name);
+    graph.nodes.push_back(std::move(n));
+    std::size_t id = graph.nodes.back().id;
+    by_node[t.node()] = {t.node_ptr(), id};
+    const auto& storage = t.node()->storage;
+    auto s = by_storage.find(storage.get());
+    // A storage belongs to the node that wrote it; views of it map back there.
+    if (bytes > 0 || s == by_storage.end() || s->second.first.expired())
+      by_storage[storage.get()] = {storage, id};
+    return id;
+  }
+
+  std::size_t input_id(const Tensor& t) {
+    if (auto id = find(t)) return *id;
+    return add(t, "input", {}, 0, "", -1);
+  }
+
+  void on_op(const Tensor& out, const Tensor* inputs, std::size_t n) override {
+    std::vector<std::size_t> ids;
+    ids.reserve(n);
+    bool view = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      ids.push_back(input_id(inputs[i]));
+      view = view || inputs[i].node()->storage == out.node()->storage;
+    }
+    add(out, out.node()->op, std::move(ids), view ? 0 : out.nbytes(), "", layer);
+  }
+};
+
+OpGraphRecorder::OpGraphRecorder() : impl_(std::make_unique<Impl>()) {
+  impl_->previous = set_op_observer(impl_.get());
+}
+
+OpGraphRecorder::~OpGraphRecorder() {
+  set_op_observer(impl_->previous);
+}
+
+std::size_t OpGraphRecorder::label_input(const Tensor& t, const std::string& op,
+                                         const std::string& name, int layer) {
+  return impl_->add(t, op, {}, 0, name, layer);
+}
+
+void OpGraphRecorder::set_layer(int layer) {
+  impl_->layer = layer;
+}
+
+std::optional<std::size_t> OpGraphRecorder::find(const Tensor& t) const {
+  return impl_->find(t);
+}
+
+const OpGraph& OpGraphRecorder::graph() const {
+  return impl_->graph;
+}
+
+// ---- the tracer --------------------------------------------------------------------
+
+const Snapshot& TraceStep::snapshot(const std::string& name, std::size_t layer) const {
+  for (const Snapshot& s : snapshots)
+    if (s.name == name && s.layer == layer) return s;
+  throw std::out_of_range("trace: step " + std::to_string(index) + " has no snapshot '" +
+                          name + "' of layer " + std::to_string(layer));
+}
+
+struct Tracer::Impl final : ForwardObserver {
+  TraceOptions options;
+  const Tokenizer* tokenizer = nullptr;
+  std::vector<TraceStep> steps;
+  std::vector<CacheLink> links;
+
+  // Set by the first step.
+  std::optional<Config> config;
+  DType dtype = DType::float32;
+  std::string attention;
+
+  // The whole token sequence seen so far; step s's key j is
+  // sequence[window_offset[s] + j].
+  std::vector<TokenText> sequence;
+  std::vector<std::size_t> window_offset;
+  std::optional<std::int64_t> pending_next;  // chosen from the last step, not yet fed
+  std::vector<double> last_probs;            // the last step's next-token distribution
+
+  // The open step.
+  bool open = false;
+  std::unique_ptr<OpGraphRecorder> recorder;
+  std::vector<Tensor>
+      grad_handles;  // snapshot tensors, parallel to step.snapshots (grads)
+  std::vector<Shape>
+      grad_shapes;  // the shape each was recorded as, before head selection
+  Tensor logits;    // kept for set_next_token's backward (grads)
+  // The tensors that are the cache after the last step, per layer: the next
+  // step reads them as its kv_cache nodes. Holding them keeps their storage
+  // (and so its address) alive until that step is recorded.
+  std::vector<Tensor> cache_k, cache_v;
+
+  TokenText token(std::int64_t id) const {
+    std::string text =
+        tokenizer ? tokenizer->token_text(id) : "[" + std::to_string(id) + "]";
+    return {id, text};
+  }
+
+  bool layer_selected(std::size_t l) const {
+    return options.layers.empty() ||
+           std::find(options.layers.begin(), options.layers.end(), l) !=
+               options.layers.end();
+  }
+
+  // ForwardObserver: the model's hooks, defined below as trace::*.
+  void begin_step(const GlassLM& model, const std::vector<std::int64_t>& ids,
+                  std::size_t B, std::size_t T, std::size_t start,
+                  const Cache* cache) override;
+  void end_step(const Tensor& logits, const Cache* cache) override;
+  void abort_step() override;
+  void set_layer(int layer) override;
+  void record(const char* name, std::size_t layer, const Tensor& x,
+              const Shape& as_shape) override;
+  void record_scores(std::size_t layer, const Tensor& scores, const Shape& as_shape,
+                     std::size_t query_start, std::size_t key_start) override;
+};
+
+namespace trace {
+
+void begin_step(Tracer::Impl& t, const GlassLM& model,
+                const std::vector<std::int64_t>& ids, std::size_t B, std::size_t T,
+                std::size_t start, const Cache* cache) {
+  if (!t.config) {
+    t.config = model.config();
+    t.dtype = model.dtype();
+    t.attention = attention_name(model.attention);
+  }
+  TraceStep step;
+  step.index = t.steps.size();
+  step.start = start;
+  for (std::size_t i = 0; i < T; ++i) step.tokens.push_back(t.token(ids[i]));  // row 0
+  for (std::size_t i = 0; i < T; ++i) step.positions.push_back(start + i);
+  (void)B;
+
+  // Where this step sits in the whole sequence (see Impl::sequence).
+  std::size_t offset = 0;
+  if (start > 0) {
+    step.kind = "decode";
+    offset = t.window_offset.empty() ? 0 : t.window_offset.back();
+    t.sequence.resize(std::min(t.sequence.size(), offset + start));
+    for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
+  } else {
+    std::vector<TokenText> known = t.sequence;
+    if (t.pending_next) known.push_back(t.token(*t.pending_next));
+    bool tail = !t.steps.empty() && known.size() >= T;
+    for (std::size_t i = 0; tail && i < T; ++i)
+      tail = known[known.size() - T + i].id == ids[i];
+    if (tail) {  // generate's window reset: the last max_len tokens again, from 0
+      step.kind = "window_reset";
+      t.sequence = known;
+      offset = known.size() - T;
+    } else {
+      step.kind = "prefill";
+      offset = t.sequence.size();
+      for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
+    }
+  }
+  t.pending_next.reset();
+  t.window_offset.push_back(offset);
+  t.steps.push_back(std::move(step));
+  t.open = true;
+  t.grad_handles.clear();
+  t.grad_shapes.clear();
+  t.logits = Tensor();
+
+  if (t.options.graph) {
+    t.recorder = std::make_unique<OpGraphRecorder>();
+    for (const auto& [name, w] : model.named_parameters())
+      t.recorder->label_input(w, "param", name);
+    // The cache as the previous step left it: a kv_cache node per layer,
+    // linked to the node that held it there.
+    if (cache && !t.steps.empty() && t.steps.size() >= 2) {
+      const TraceStep& prev = t.steps[t.steps.size() - 2];
+      for (std::size_t l = 0; l < cache->size() && l < t.cache_k.size(); ++l) {
+        const KVCache& c = (*cache)[l];
+        for (int which = 0; which < 2; ++which) {
+          const Tensor& now = which == 0 ? c.k() : c.v();
+          const Tensor& then = which == 0 ? t.cache_k[l] : t.cache_v[l];
+          if (!now.defined() || !then.defined() ||
+              now.node()->storage != then.node()->storage)
+            continue;
+          std::size_t id =
+              t.recorder->label_input(now, "kv_cache", which == 0 ? "k" : "v", int(l));
+          const auto& from = which == 0 ? prev.cache_k_node : prev.cache_v_node;
+          if (l < from.size())
+            t.links.push_back({l, which == 0 ? "k" : "v", prev.index, from[l],
+                               t.steps.back().index, id});
+        }
+      }
+    }
+  }
+}
+
+void set_layer(Tracer::Impl& t, int layer) {
+  if (t.open && t.recorder) t.recorder->set_layer(layer);
+}
+
+// Copies x (seen with shape `as`) into a snapshot, keeping only the selected
+// heads along axis 1 of a 4-D tensor.
+Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
+              const Shape& as) {
+  Snapshot s;
+  s.name = name;
+  s.layer = layer;
+  s.shape = as.empty() ? x.shape() : as;
+  std::vector<double> all = x.to_vector();
+  if (s.shape.size() != 4) {
+    s.data = std::move(all);
+    return s;
+  }
+  const Config& cfg = *t.config;
+  const std::size_t heads = s.shape[1];
+  const bool kv = heads == cfg.n_kv_heads && (s.name == "attn.k" || s.name == "attn.v");
+  for (std::size_t h = 0; h < heads; ++h) {
+    bool keep = t.options.heads.empty();
+    for (std::size_t q : t.options.heads)
+      keep = keep || (kv ? q / cfg.n_rep() == h : q == h);
+    if (keep) s.heads.push_back(h);
+  }
+  const std::size_t B = s.shape[0], block = s.shape[2] * s.shape[3];
+  if (s.heads.size() == heads) {
+    s.data = std::move(all);
+    return s;
+  }
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h : s.heads) {
+      auto from = all.begin() + std::ptrdiff_t((b * heads + h) * block);
+      s.data.insert(s.data.end(), from, from + std::ptrdiff_t(block));
+    }
+  s.shape[1] = s.heads.size();
+  return s;
+}
+
+void record(Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
+            const Shape& as_shape) {
+  if (!t.open || !t.layer_selected(layer)) return;
+  t.steps.back().snapshots.push_back(take(t, name, layer, x, as_shape));
+  if (t.options.grads) {
+    Tensor handle = x;
+    if (handle.requires_grad()) handle.retain_grad();
+    t.grad_handles.resize(t.steps.back().snapshots.size() - 1);
+    t.grad_shapes.resize(t.grad_handles.size());
+    t.grad_handles.push_back(handle);
+    t.grad_shapes.push_back(as_shape);
+  }
+}
+
+void record_scores(Tracer::Impl& t, std::size_t layer, const Tensor& scores,
+                   const Shape& as_shape, std::size_t query_start,
+                   std::size_t key_start) {
+  if (!t.open || !t.layer_selected(layer)) return;
+  record(t, "attn.scores", layer, scores, as_shape);
+  // The same numbers with every hidden entry (key position > query position)
+  // replaced by NaN, written to JSON as null: softmax gives them exactly 0.
+  Snapshot masked = t.steps.back().snapshots.back();
+  masked.name = "attn.scores_masked";
+  const std::size_t T = masked.shape[2], m = masked.shape[3];
+  for (std::size_t row = 0; row < masked.data.size() / m; ++row) {
+    const std::size_t query = query_start + row % T;
+    for (std::size_t j = 0; j < m; ++j)
+      if (key_start + j > query) masked.data[row * m + j] = std::nan("");
+  }
+  t.steps.back().snapshots.push_back(std::move(masked));
+  if (t.options.grads) {  // no tensor of its own
+    t.grad_handles.push_back(Tensor());
+    t.grad_shapes.push_back({});
+  }
+}
+
+void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
+  TraceStep& step = t.steps.back();
+  const Config& cfg = *t.config;
+  // The next-token distribution at the last position of row 0, in double.
+  const std::size_t V = logits.dim(-1), T = step.tokens.size();
+  std::vector<double> all = logits.to_vector();
+  std::vector<double> z(all.begin() + std::ptrdiff_t((T - 1) * V),
+                        all.begin() + std::ptrdiff_t(T * V));
+  double mx = *std::max_element(z.begin(), z.end()), total = 0;
+  for (double& v : z) total += v = std::exp(v - mx);
+  std::vector<std::size_t> order(V);
+  for (std::size_t i = 0; i < V; ++i) order[i] = i;
+  std::size_t k = std::min(t.options.top_k, V);
+  std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(k), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return z[a] > z[b] || (z[a] == z[b] && a < b);
+                    });
+  for (double& v : z) v /= total;
+  for (std::size_t i = 0; i < k; ++i) {
+    TokenText tok = t.token(std::int64_t(order[i]));
+    step.top_k.push_back({tok.id, tok.text, z[order[i]]});
+  }
+  t.last_probs = std::move(z);
+
+  // The cache after the step.
+  step.cache_mode = "none";
+  if (cache && !cache->empty() && (*cache)[0].k().defined()) {
+    const KVCache& c0 = (*cache)[0];
+    step.cache_mode = cache_mode_name(c0.mode());
+    step.cache_shape = c0.k().shape();
+    step.cache_length = c0.length();
+    step.cache_bytes_per_layer = c0.nbytes();
+    for (const KVCache& c : *cache) step.cache_bytes += c.nbytes();
+    step.key_start = 0;
+    step.keys = step.cache_shape[2];
+  } else {
+    step.key_start = step.start;
+    step.keys = T;
+  }
+  (void)cfg;
+
+  if (t.recorder) {
+    t.cache_k.clear();
+    t.cache_v.clear();
+    if (cache)
+      for (const KVCache& c : *cache) {
+        if (!c.k().defined()) continue;
+        auto k_id = t.recorder->find(c.k()), v_id = t.recorder->find(c.v());
+        if (!k_id || !v_id) continue;
+        step.cache_k_node.push_back(*k_id);
+        step.cache_v_node.push_back(*v_id);
+        t.cache_k.push_back(c.k());
+        t.cache_v.push_back(c.v());
+      }
+    step.graph = t.recorder->graph();
+    t.recorder.reset();
+  }
+  if (t.options.grads) {
+    t.logits = logits;
+    t.grad_handles.resize(step.snapshots.size());
+    t.grad_shapes.resize(step.snapshots.size());
+  }
+  t.open = false;
+}
+
+void abort_step(Tracer::Impl& t) {
+  t.recorder.reset();
+  t.grad_handles.clear();
+  t.steps.pop_back();
+  t.window_offset.pop_back();
+  t.open = false;
+}
+
+}  // namespace trace
+
+void Tracer::Impl::begin_step(const GlassLM& model, const std::vector<std::int64_t>& ids,
+                              std::size_t B, std::size_t T, std::size_t start,
+                              const Cache* cache) {
+  trace::begin_step(*this, model, ids, B, T, start, cache);
+}
+void Tracer::Impl::end_step(const Tensor& logits, const Cache* cache) {
+  trace::end_step(*this, logits, cache);
+}
+void Tracer::Impl::abort_step() {
+  trace::abort_step(*this);
+}
+void Tracer::Impl::set_layer(int layer) {
+  trace::set_layer(*this, layer);
+}
+void Tracer::Impl::record(const char* name, std::size_t layer, const Tensor& x,
+                          const Shape& as_shape) {
+  trace::record(*this, name, layer, x, as_shape);
+}
+void Tracer::Impl::record_scores(std::size_t layer, const Tensor& scores,
+                                 const Shape& as_shape, std::size_t query_start,
+                                 std::size_t key_start) {
+  trace::record_scores(*this, layer, scores, as_shape, query_start, key_start);
+}
+
+Tracer::Tracer(TraceOptions options, const Tokenizer* tokenizer)
+    : impl_(std::make_unique<Impl>()) {
+  if (trace::active)
+    throw std::logic_error("Tracer: a tracer is already active on this thread");
+  if (options.precision < 0 || options.precision > 17)
+    throw std::invalid_argument("Tracer: precision must be 0 (exact) .. 17 digits, got " +
+                                std::to_string(options.precision));
+  impl_->options = std::move(options);
+  impl_->tokenizer = tokenizer;
+  trace::active = impl_.get();
+}
+
+Tracer::~Tracer() {
+  trace::active = nullptr;
+}
+
+const TraceOptions& Tracer::options() const {
+  return impl_->options;
+}
+
+const std::vector<TraceStep>& Tracer::steps() const {
+  return impl_->steps;
+}
+
+const std::vector<CacheLink>& Tracer::cache_links() const {
+  return impl_->links;
+}
+
+void Tracer::set_next_token(std::int64_t id) {
+  Impl& t = *impl_;
+  if (t.steps.empty()) throw std::logic_error("set_next_token: no step was traced");
+  TraceStep& step = t.steps.back();
+  const std::size_t V = t.config->vocab_size;
+  if (id < 0 || std::size_t(id) >= V)
+    throw std::invalid_argument("set_next_token: id " + std::to_string(id) +
+                                " is out of range [0, " + std::to_string(V) + ")");
+  TokenText tok = t.token(id);
+  step.next = Candidate{tok.id, tok.text, t.last_probs.at(std::size_t(id))};
+  t.pending_next = id;
+  if (!t.options.grads) return;
+  if (!t.logits.defined() || !t.logits.requires_grad())
+    throw std::logic_error(
+        "set_next_token: grads need the forward to record the graph; run it with grad "
+        "mode on (GenerateOptions::record_graph)");
+  // log p(id) at the last position of row 0; backward from it. cross_entropy
+  // is -log p, so every gradient is negated afterwards.
+  const std::size_t T = step.tokens.size();
+  Tensor row = slice(slice(t.logits, 0, 0, 1), 1, std::int64_t(T) - 1, std::int64_t(T));
+  Tensor nll = cross_entropy(row, {id});
+  step.log_prob = -nll.item();
+  nll.backward();
+  for (std::size_t i = 0; i < step.snapshots.size(); ++i) {
+    const Tensor& h = t.grad_handles[i];
+    if (!h.defined()) continue;
+    Snapshot& s = step.snapshots[i];
+    Tensor g = h.grad();
+    if (!g.defined())
+      g = zeros(h.shape(), h.dtype());  // the output does not depend on it
+    s.grad = trace::take(t, s.name.c_str(), s.layer, g, t.grad_shapes[i]).data;
+    for (double& v : s.grad) v = -v;  // d(-nll) = d log p
+  }
+  t.grad_handles.clear();
+  t.logits = Tensor();
+}
+
+// ---- JSON --------------------------------------------------------------------------
+
+namespace {
+
+using json = nlohmann::ordered_json;  // keys in the order written: format, version, ...
+
+// v rounded to `digits` significant digits (0: exact for the dtype: 9 digits
+// give back every float32, 17 every float64). NaN stays NaN: nlohmann_json
+// writes it as null, which is how the format spells a masked score.
+double round_to(double v, int digits) {
+  if (!std::isfinite(v)) return v;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
+}
+
+json numbers(const std::vector<double>& values, int digits) {
+  json out = json::array();
+  out.get_ref<json::array_t&>().reserve(values.size());
+  for (double v : values) out.push_back(round_to(v, digits));
+  return out;
+}
+
+json token_json(const TokenText& t) {
+  return {{"id", t.id}, {"text", t.text}};
+}
+
+json candidate_json(const Candidate& c, int digits) {
+  return {{"id", c.id}, {"text", c.text}, {"prob", round_to(c.prob, digits)}};
+}
+
+}  // namespace
+
+std::string Tracer::to_json(int indent) const {
+  const Impl& t = *impl_;
+  const int digits = t.options.precision > 0     ? t.options.precision
+                     : t.dtype == DType::float32 ? 9
+                                                 : 17;
+  json j;
+  j["format"] = "glassllm-trace";
+  j["version"] = format_version;
+  json config = json::object();
+  std::size_t H = 0, Hkv = 0, G = 1;
+  if (t.config) {
+    const Config& c = *t.config;
+    H = c.n_heads, Hkv = c.n_kv_heads, G = c.n_rep();
+    config = {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},
+              {"n_layers", c.n_layers},     {"n_heads", c.n_heads},
+              {"n_kv_heads", c.n_kv_heads}, {"head_dim", c.head_dim()},
+              {"n_rep", c.n_rep()},         {"d_ff", c.d_ff},
+              {"max_len", c.max_len},       {"rope_theta", c.rope_theta},
+              {"norm_eps", c.norm_eps}};
+  }
+  j["config"] = config;
+  j["dtype"] = dtype_name(t.dtype);
+  j["attention"] = t.attention.empty() ? "repeat_kv" : t.attention;
+  // K/V head i serves query heads i*G .. i*G + G-1.
+  json groups = json::array();
+  for (std::size_t i = 0; i < Hkv; ++i) {
+    json g = json::array();
+    for (std::size_t r = 0; r < G; ++r) g.push_back(i * G + r);
+    groups.push_back(g);
+  }
+  (void)H;
+  j["head_groups"] = groups;
+  j["options"] = {{"layers", t.options.layers},
+                  {"heads", t.options.heads},
+                  {"precision", t.options.precision},
+                  {"top_k", t.options.top_k},
+                  {"grads", t.options.grads}};
+  json sequence = json::array();
+  for (const TokenText& tok : t.sequence) sequence.push_back(token_json(tok));
+  j["sequence"] = sequence;
+
+  json steps = json::array();
+  for (std::size_t si = 0; si < t.steps.size(); ++si) {
+    const TraceStep& s = t.steps[si];
+    json step;
+    step["index"] = s.index;
+    step["kind"] = s.kind;
+    step["start"] = s.start;
+    json tokens = json::array();
+    for (const TokenText& tok : s.tokens) tokens.push_back(token_json(tok));
+    step["tokens"] = tokens;
+    step["positions"] = s.positions;
+    step["window_offset"] = t.window_offset[si];
+    step["keys"] = {{"start", s.key_start}, {"count", s.keys}};
+    step["cache"] = {{"mode", s.cache_mode},
+                     {"shape", s.cache_shape},
+                     {"length", s.cache_length},
+                     {"bytes", s.cache_bytes},
+                     {"per_layer", s.cache_bytes_per_layer}};
+    step["repeat_kv"] = {{"ops", s.graph.count("repeat_kv")},
+                         {"bytes", s.graph.bytes_written("repeat_kv")},
+                         {"read_bytes", s.graph.bytes_read_after("repeat_kv")}};
+    json snaps = json::array();
+    for (const Snapshot& snap : s.snapshots) {
+      json o = {{"name", snap.name},
+                {"layer", snap.layer},
+                {"shape", snap.shape},
+                {"data", numbers(snap.data, digits)}};
+      if (!snap.heads.empty() || snap.shape.size() == 4) o["heads"] = snap.heads;
+      if (!snap.grad.empty()) o["grad"] = numbers(snap.grad, digits);
+      snaps.push_back(std::move(o));
+    }
+    step["snapshots"] = std::move(snaps);
+    json top = json::array();
+    for (const Candidate& c : s.top_k) top.push_back(candidate_json(c, digits));
+    step["top_k"] = top;
+    step["next"] = s.next ? candidate_json(*s.next, digits) : json(nullptr);
+    if (s.log_prob) step["log_prob"] = round_to(*s.log_prob, digits);
+    json nodes = json::array();
+    for (const OpNode& n : s.graph.nodes) {
+      json o = {{"id", n.id},
+                {"op", n.op},
+                {"inputs", n.inputs},
+                {"shape", n.shape},
+                {"dtype", dtype_name(n.dtype)},
+                {"bytes", n.bytes}};
+      if (n.layer >= 0) o["layer"] = n.layer;
+      if (!n.name.empty()) o["name"] = n.name;
+      nodes.push_back(std::move(o));
+    }
+    step["graph"] = {{"nodes", std::move(nodes)}};
+    steps.push_back(std::move(step));
+  }
+  j["steps"] = std::move(steps);
+  json links = json::array();
+  for (const CacheLink& l : t.links)
+    links.push_back({{"layer", l.layer},
+                     {"tensor", l.tensor},
+                     {"from", {{"step", l.from_step}, {"node", l.from_node}}},
+                     {"to", {{"step", l.to_step}, {"node", l.to_node}}}});
+  j["cache_links"] = std::move(links);
+  return j.dump(indent);
+}
+
+void Tracer::write(const std::string& path) const {
+  namespace fs = std::filesystem;
+  std::string text = to_json();
+  fs::path target(path), tmp = target;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
+    out << text;
+    if (!out.flush())
+      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
+                             ": " + ec.message());
+  }
+}
+
+}  // namespace glassllm

@@ -1,0 +1,246 @@
+// tasks.cpp: the synthetic task generators, the text task, and make_batch
+// (see tasks.h for the formats). Randomness comes from std::mt19937_64 and
+// the standard distributions, so a seed gives the same data on every machine
+// with the same standard library (libstdc++ here).
+#include "glassllm/train/tasks.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "glassllm/model/checkpoint_internal.h"
+
+namespace glassllm {
+
+namespace {
+
+const std::string kAlphabet =
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+constexpr std::size_t kMinChars = 4, kMaxChars = 16, kMaxDigits = 6;
+
+std::size_t uniform(std::mt19937_64& rng, std::size_t lo, std::size_t hi) {  // [lo, hi]
+  return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
+}
+
+std::string random_string(std::mt19937_64& rng) {
+  std::string s(uniform(rng, kMinChars, kMaxChars), ' ');
+  for (char& c : s) c = kAlphabet[uniform(rng, 0, kAlphabet.size() - 1)];
+  return s;
+}
+
+// "L question=answer\n" with the answer and '\n' predictable.
+Example make_example(const std::string& task, char letter, const std::string& question,
+                     const std::string& answer) {
+  Example e;
+  e.task = task;
+  e.text = std::string(1, letter) + " " + question + "=" + answer + "\n";
+  e.answer_begin = e.text.size() - answer.size() - 1;
+  e.answer_end = e.text.size();
+  return e;
+}
+
+// A string task: a random string, and a function giving its answer.
+class StringTask : public Task {
+ public:
+  StringTask(std::string name, char letter, std::string (*answer)(const std::string&))
+      : name_(std::move(name)), letter_(letter), answer_(answer) {}
+  std::string name() const override { return name_; }
+  Example sample(std::mt19937_64& rng) const override {
+    std::string s = random_string(rng);
+    return make_example(name_, letter_, s, answer_(s));
+  }
+  // "L " + 16 + "=" + 16 + "\n"
+  std::size_t max_example_chars() const override {
+    return 2 + kMaxChars + 1 + kMaxChars + 1;
+  }
+
+ private:
+  std::string name_;
+  char letter_;
+  std::string (*answer_)(const std::string&);
+};
+
+std::string copy_answer(const std::string& s) {
+  return s;
+}
+std::string reverse_answer(const std::string& s) {
+  return {s.rbegin(), s.rend()};
+}
+std::string sort_answer(const std::string& s) {
+  std::string t = s;
+  std::sort(t.begin(), t.end());  // by byte value: digits < upper case < lower case
+  return t;
+}
+
+class AddTask : public Task {
+ public:
+  std::string name() const override { return "add"; }
+  Example sample(std::mt19937_64& rng) const override {
+    std::uint64_t a = number(rng), b = number(rng);
+    return make_example("add", 'A', std::to_string(a) + "+" + std::to_string(b),
+                        std::to_string(a + b));
+  }
+  // "A " + 6 + "+" + 6 + "=" + 7 + "\n"
+  std::size_t max_example_chars() const override { return 2 + 6 + 1 + 6 + 1 + 7 + 1; }
+
+ private:
+  // 1 to 6 digits (the count uniform first, so short numbers are as common as
+  // long ones), no leading zero.
+  static std::uint64_t number(std::mt19937_64& rng) {
+    std::size_t digits = uniform(rng, 1, kMaxDigits);
+    std::uint64_t lo = digits == 1 ? 0 : 1, hi = 9;
+    for (std::size_t i = 1; i < digits; ++i) lo *= 10, hi = hi * 10 + 9;
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+  }
+};
+
+std::vector<std::unique_ptr<Task>> four_tasks() {
+  std::vector<std::unique_ptr<Task>> t;
+  t.push_back(std::make_unique<StringTask>("copy", 'C', copy_answer));
+  t.push_back(std::make_unique<StringTask>("reverse", 'R', reverse_answer));
+  t.push_back(std::make_unique<StringTask>("sort", 'S', sort_answer));
+  t.push_back(std::make_unique<AddTask>());
+  return t;
+}
+
+class MixTask : public Task {
+ public:
+  MixTask() : tasks_(four_tasks()) {}
+  std::string name() const override { return "mix"; }
+  std::vector<std::string> parts() const override {
+    std::vector<std::string> p;
+    for (const auto& t : tasks_) p.push_back(t->name());
+    return p;
+  }
+  Example sample(std::mt19937_64& rng) const override {
+    return tasks_[uniform(rng, 0, tasks_.size() - 1)]->sample(rng);
+  }
+  std::size_t max_example_chars() const override {
+    std::size_t m = 0;
+    for (const auto& t : tasks_) m = std::max(m, t->max_example_chars());
+    return m;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Task>> tasks_;
+};
+
+// A text file: train on its first 90%, hold out the last 10%.
+class TextTask : public Task {
+ public:
+  TextTask(std::string path, const Tokenizer& tokenizer) : path_(std::move(path)) {
+    tokens_ = tokenizer.encode(detail::read_file(path_));
+    split_ = tokens_.size() - tokens_.size() / 10;
+  }
+  std::string name() const override { return "text:" + path_; }
+  bool synthetic() const override { return false; }
+  Example sample(std::mt19937_64&) const override {
+    throw std::logic_error("task " + name() +
+                           ": a text task has no examples, only windows");
+  }
+  std::size_t max_example_chars() const override { return 0; }
+  void fill_row(std::mt19937_64& rng, const Tokenizer&, std::size_t max_len, Split split,
+                std::size_t row, Batch& batch) const override {
+    const std::size_t lo = split == Split::train ? 0 : split_;
+    const std::size_t hi = split == Split::train ? split_ : tokens_.size();
+    if (hi - lo < max_len + 1)
+      throw std::invalid_argument(
+          "task " + name() + ": the " +
+          (split == Split::train ? "training" : "held-out") + " part has " +
+          std::to_string(hi - lo) + " tokens, fewer than max_len + 1 = " +
+          std::to_string(max_len + 1) + "; use a longer file or a smaller --max-len");
+    const std::size_t start = uniform(rng, lo, hi - (max_len + 1));
+    auto first = tokens_.begin() + std::ptrdiff_t(start);
+    batch.tokens[row].assign(first, first + std::ptrdiff_t(max_len));
+    batch.targets[row].assign(first + 1,
+                              first + 1 + std::ptrdiff_t(max_len));  // every position
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::int64_t> tokens_;
+  std::size_t split_;  // first held-out token
+};
+
+// SplitMix64's finaliser: spreads (seed, split, step, row) over 64 bits so
+// that neighbouring steps and rows get unrelated generator seeds.
+std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+std::size_t Batch::counted() const {
+  std::size_t n = 0;
+  for (const auto& row : targets)
+    for (std::int64_t t : row) n += t != -100;
+  return n;
+}
+
+void Task::fill_row(std::mt19937_64& rng, const Tokenizer& tokenizer, std::size_t max_len,
+                    Split, std::size_t row, Batch& batch) const {
+  // Whole examples while they fit in max_len + 1 characters, then '\n's.
+  std::string text;
+  std::vector<Example> placed;
+  std::vector<std::size_t> offsets;
+  for (;;) {
+    Example e = sample(rng);
+    if (text.size() + e.text.size() > max_len + 1) break;
+    offsets.push_back(text.size());
+    text += e.text;
+    placed.push_back(std::move(e));
+  }
+  text.resize(max_len + 1, '\n');
+  std::vector<std::int64_t> ids = tokenizer.encode(text);  // ASCII: one id per character
+  std::vector<std::int64_t>& inputs = batch.tokens[row];
+  std::vector<std::int64_t>& targets = batch.targets[row];
+  inputs.assign(ids.begin(), ids.end() - 1);
+  targets.assign(max_len, -100);
+  for (std::size_t k = 0; k < placed.size(); ++k) {
+    // Character c is predicted at position c - 1.
+    const std::size_t first = offsets[k] + placed[k].answer_begin - 1;
+    const std::size_t last = offsets[k] + placed[k].answer_end - 1;
+    for (std::size_t i = first; i < last; ++i) targets[i] = ids[i + 1];
+    batch.examples.push_back({row, first, last, placed[k].task});
+  }
+}
+
+std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokenizer) {
+  if (spec.rfind("text:", 0) == 0) {
+    if (spec.size() == 5)
+      throw std::invalid_argument("task: text: needs a file, e.g. text:book.txt");
+    return std::make_unique<TextTask>(spec.substr(5), tokenizer);
+  }
+  if (spec == "mix") return std::make_unique<MixTask>();
+  for (auto& t : four_tasks())
+    if (t->name() == spec) return std::move(t);
+  throw std::invalid_argument("task: unknown task '" + spec +
+                              "'; expected copy, reverse, sort, add, mix or text:FILE");
+}
+
+Batch make_batch(const Task& task, const Tokenizer& tokenizer, std::uint64_t seed,
+                 std::size_t step, std::size_t batch_size, std::size_t max_len,
+                 Split split) {
+  if (task.synthetic() && task.max_example_chars() > max_len + 1)
+    throw std::invalid_argument(
+        "task " + task.name() + ": examples have up to " +
+        std::to_string(task.max_example_chars()) +
+        " characters but a row holds max_len + 1 = " + std::to_string(max_len + 1) +
+        "; use --max-len " + std::to_string(task.max_example_chars() - 1) + " or more");
+  Batch batch;
+  batch.tokens.resize(batch_size);
+  batch.targets.resize(batch_size);
+  for (std::size_t row = 0; row < batch_size; ++row) {
+    // Each row has its own generator, so a row does not depend on how many
+    // random numbers the rows before it used.
+    std::uint64_t s =
+        mix64(mix64(mix64(mix64(seed) ^ std::uint64_t(split)) ^ step) ^ row);
+    std::mt19937_64 rng(s);
+    task.fill_row(rng, tokenizer, max_len, split, row, batch);
+  }
+  return batch;
+}
+
+}  // namespace glassllm

@@ -1,0 +1,555 @@
+// train.cpp: the training loop of train.h, held-out evaluation, progress
+// output, metrics.jsonl, and the training checkpoint (atomic save, recovery,
+// resume).
+//
+// Sections: the run folder (save and recovery), the options as JSON,
+// evaluation, progress, and the loop itself at the bottom.
+#include "glassllm/train/train.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "glassllm/engine/ops.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/train/optim.h"
+
+namespace glassllm {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kStateFile = "trainer_state.json";
+constexpr const char* kOptimizerFile = "optimizer.safetensors";
+constexpr const char* kMetricsFile = "metrics.jsonl";
+constexpr const char* kStateFormat = "glassllm-trainer-state";
+constexpr int kStateVersion = 1;
+
+// ---- the run folder ------------------------------------------------------------------
+
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec)
+    throw std::runtime_error("save: cannot rename " + from.string() + " to " +
+                             to.string() + ": " + ec.message());
+}
+
+// Writes the whole run into OUT.saving/ (each file flushed to disk), then
+// swaps it in with two renames. At every moment either OUT or OUT.previous
+// is a complete checkpoint; recover_run_folder finds it.
+void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tokenizer,
+              const Optimizer& optimizer, const Json& state, const std::string& metrics) {
+  const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
+  fs::remove_all(saving);
+  save_checkpoint(saving.string(), model, &tokenizer);
+  write_safetensors((saving / kOptimizerFile).string(), optimizer.state(),
+                    {{"optimizer", optimizer.name()}});
+  detail::write_file_atomically((saving / kMetricsFile).string(), metrics);
+  // The state file last: a folder with it is a complete save.
+  detail::write_file_atomically((saving / kStateFile).string(), state.dump(2) + "\n");
+  if (fs::exists(dir)) rename_or_throw(dir, previous);
+  rename_or_throw(saving, dir);
+  fsync_dir(dir.parent_path());  // make both renames durable before deleting anything
+  fs::remove_all(previous);
+}
+
+bool holds_run(const fs::path& dir) {
+  return fs::exists(dir / kStateFile);
+}
+
+// ---- options as JSON ------------------------------------------------------------------
+
+Json config_json(const Config& c) {
+  return {{"d_model", c.d_model},       {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
+          {"n_kv_heads", c.n_kv_heads}, {"d_ff", c.d_ff},         {"max_len", c.max_len},
+          {"vocab_size", c.vocab_size}};
+}
+
+Json options_json(const TrainOptions& o) {
+  return {{"task", o.task},
+          {"steps", o.steps},
+          {"batch_size", o.batch_size},
+          {"lr", o.lr},
+          {"warmup", o.warmup},
+          {"min_lr_ratio", o.min_lr_ratio},
+          {"weight_decay", o.weight_decay},
+          {"momentum", o.momentum},
+          {"clip", o.clip},
+          {"optimizer", o.optimizer},
+          {"seed", o.seed},
+          {"dtype", dtype_name(o.dtype)},
+          {"log_every", o.log_every},
+          {"eval_every", o.eval_every},
+          {"eval_batches", o.eval_batches},
+          {"save_every", o.save_every},
+          {"model", config_json(o.model)}};
+}
+
+TrainOptions options_from_json(const Json& j, const std::string& out) {
+  TrainOptions o;
+  o.out = out;
+  o.task = j.at("task").get<std::string>();
+  o.steps = j.at("steps").get<std::size_t>();
+  o.batch_size = j.at("batch_size").get<std::size_t>();
+  o.lr = j.at("lr").get<double>();
+  o.warmup = j.at("warmup").get<std::size_t>();
+  o.min_lr_ratio = j.at("min_lr_ratio").get<double>();
+  o.weight_decay = j.at("weight_decay").get<double>();
+  o.momentum = j.at("momentum").get<double>();
+  o.clip = j.at("clip").get<double>();
+  o.optimizer = j.at("optimizer").get<std::string>();
+  o.seed = j.at("seed").get<std::uint64_t>();
+  o.dtype = parse_dtype(j.at("dtype").get<std::string>());
+  o.log_every = j.at("log_every").get<std::size_t>();
+  o.eval_every = j.at("eval_every").get<std::size_t>();
+  o.eval_batches = j.at("eval_batches").get<std::size_t>();
+  o.save_every = j.at("save_every").get<std::size_t>();
+  const Json& m = j.at("model");
+  o.model.d_model = m.at("d_model").get<std::size_t>();
+  o.model.n_layers = m.at("n_layers").get<std::size_t>();
+  o.model.n_heads = m.at("n_heads").get<std::size_t>();
+  o.model.n_kv_heads = m.at("n_kv_heads").get<std::size_t>();
+  o.model.d_ff = m.at("d_ff").get<std::size_t>();
+  o.model.max_len = m.at("max_len").get<std::size_t>();
+  o.model.vocab_size = m.at("vocab_size").get<std::size_t>();
+  return o;
+}
+
+Json read_state(const std::string& out) {
+  const fs::path file = fs::path(out) / kStateFile;
+  try {
+    Json j = detail::parse_json_strict(detail::read_file(file.string()));
+    if (j.value("format", "") != kStateFormat || j.value("version", 0) != kStateVersion)
+      throw std::runtime_error("not a " + std::string(kStateFormat) + " version " +
+                               std::to_string(kStateVersion) + " file");
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+// On resume, these must be what the run was started with.
+void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
+  auto differ = [&](const std::string& what, const std::string& was,
+                    const std::string& is) {
+    throw std::invalid_argument(
+        "--resume: " + now.out + " was trained with " + what + " " + was + ", not " + is +
+        "; drop the flag to keep the run's value, or choose another --out");
+  };
+  auto num = [](std::size_t v) { return std::to_string(v); };
+  if (now.task != saved.task) differ("--task", saved.task, now.task);
+  if (now.seed != saved.seed) differ("--seed", num(saved.seed), num(now.seed));
+  if (now.dtype != saved.dtype)
+    differ("--dtype", dtype_name(saved.dtype), dtype_name(now.dtype));
+  if (now.optimizer != saved.optimizer)
+    differ("--optimizer", saved.optimizer, now.optimizer);
+  const Config &a = now.model, &b = saved.model;
+  if (a.d_model != b.d_model) differ("--d-model", num(b.d_model), num(a.d_model));
+  if (a.n_layers != b.n_layers) differ("--n-layers", num(b.n_layers), num(a.n_layers));
+  if (a.n_heads != b.n_heads) differ("--n-heads", num(b.n_heads), num(a.n_heads));
+  if (a.n_kv_heads != b.n_kv_heads)
+    differ("--n-kv-heads", num(b.n_kv_heads), num(a.n_kv_heads));
+  if (a.d_ff != b.d_ff) differ("--d-ff", num(b.d_ff), num(a.d_ff));
+  if (a.max_len != b.max_len) differ("--max-len", num(b.max_len), num(a.max_len));
+}
+
+// The lines of metrics.jsonl whose "step" is at most `step`: on resume, the
+// lines written after the checkpoint belong to steps that will be redone.
+std::string metrics_up_to(const std::string& file, std::size_t step) {
+  std::ifstream in(file);
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("step")) continue;
+    if (j["step"].get<std::size_t>() <= step) kept += line + "\n";
+  }
+  return kept;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const TrainOptions& o, const GlassLM& model) {
+  if (o.optimizer == "adamw")
+    return std::make_unique<AdamW>(model.named_parameters(), o.lr, 0.9, 0.95, 1e-8,
+                                   o.weight_decay);
+  if (o.optimizer == "sgd")
+    return std::make_unique<SGD>(model.named_parameters(), o.lr, o.momentum,
+                                 o.weight_decay);
+  throw std::invalid_argument("train: unknown optimizer '" + o.optimizer +
+                              "'; expected adamw or sgd");
+}
+
+// ---- signals
+// ---------------------------------------------------------------------------
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+}  // async-signal-safe: one store
+
+// Catches SIGINT and SIGTERM while alive; restores the previous handlers.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {
+  }, old_term_{};
+};
+
+// ---- progress
+// --------------------------------------------------------------------------
+
+// 9800 -> "9,800"
+std::string thousands(double v) {
+  std::string s = std::to_string(static_cast<long long>(std::llround(v)));
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(std::size_t(i), ",");
+  return s;
+}
+
+// 192 -> "3m12s"
+std::string duration(double seconds) {
+  long long s = std::llround(std::max(0.0, seconds));
+  char buf[48];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, s / 60 % 60);
+  else if (s >= 60)
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%llds", s);
+  return buf;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+// ---- public helpers
+// ----------------------------------------------------------------------
+
+void recover_run_folder(const std::string& out) {
+  const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
+  if (!fs::exists(dir) && fs::exists(previous)) rename_or_throw(previous, dir);
+  fs::remove_all(saving);
+  if (fs::exists(dir)) fs::remove_all(previous);
+}
+
+TrainOptions saved_options(const std::string& out) {
+  if (!holds_run(out))
+    throw std::runtime_error(out + ": no training run here (no " + kStateFile +
+                             "); start one without --resume");
+  return options_from_json(read_state(out).at("options"), out);
+}
+
+std::string EvalResult::summary() const {
+  std::string s = "loss " + fixed(loss, 4);
+  if (accuracy) {
+    s += " | accuracy " + fixed(100 * *accuracy, 1) + "% (";
+    bool first = true;
+    for (const auto& [task, acc] : task_accuracy) {
+      s += (first ? "" : ", ") + task + " " + fixed(100 * acc, 1) + "%";
+      first = false;
+    }
+    s += ")";
+  }
+  return s;
+}
+
+EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tokenizer,
+                    std::uint64_t seed, std::size_t batches, std::size_t batch_size) {
+  no_grad guard;
+  EvalResult r;
+  double loss_sum = 0;
+  std::map<std::string, std::pair<std::size_t, std::size_t>>
+      right;  // task -> (correct, total)
+  for (const std::string& p : task.parts()) right[p] = {0, 0};
+  const std::size_t T = model.config().max_len;
+  for (std::size_t i = 0; i < batches; ++i) {
+    Batch b = make_batch(task, tokenizer, seed, i, batch_size, T, Split::heldout);
+    Tensor logits = model.forward(b.tokens);  // [B, T, V]
+    std::vector<std::int64_t> flat;
+    for (const auto& row : b.targets) flat.insert(flat.end(), row.begin(), row.end());
+    const std::size_t n = b.counted();
+    if (n == 0) continue;
+    loss_sum += cross_entropy(logits, flat, -100).item() * double(n);
+    r.targets += n;
+    const std::size_t V = logits.dim(-1);
+    std::vector<double> values = logits.to_vector();
+    auto argmax = [&](std::size_t row, std::size_t pos) {
+      const double* z = values.data() + (row * T + pos) * V;
+      return std::int64_t(std::max_element(z, z + V) - z);
+    };
+    for (const ExampleSpan& e : b.examples) {
+      bool ok = true;
+      for (std::size_t p = e.first; p < e.last && ok; ++p)
+        ok = argmax(e.row, p) == b.targets[e.row][p];
+      right[e.task].first += ok;
+      right[e.task].second += 1;
+    }
+  }
+  r.loss = r.targets ? loss_sum / double(r.targets) : 0.0;
+  if (task.synthetic()) {
+    std::size_t correct = 0;
+    for (const auto& [name, ct] : right) {
+      correct += ct.first;
+      r.examples += ct.second;
+      r.task_accuracy[name] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
+    }
+    r.accuracy = r.examples ? double(correct) / double(r.examples) : 0.0;
+  }
+  return r;
+}
+
+// ---- the loop
+// ------------------------------------------------------------------------------
+
+TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
+                  bool terminal) {
+  TrainOptions o = options;
+  Tokenizer tokenizer;
+  if (o.model.vocab_size == 0) o.model.vocab_size = tokenizer.vocab_size();
+  if (o.model.vocab_size != tokenizer.vocab_size())
+    throw std::invalid_argument("train: vocab_size " +
+                                std::to_string(o.model.vocab_size) +
+                                " differs from the character tokenizer's " +
+                                std::to_string(tokenizer.vocab_size()));
+  o.model.validate();
+  if (o.out.empty()) throw std::invalid_argument("train: no output folder (--out)");
+  if (o.steps == 0 || o.batch_size == 0)
+    throw std::invalid_argument("train: --steps and --batch-size must be positive");
+  if (o.log_every == 0) o.log_every = 1;
+  std::unique_ptr<Task> task = make_task(o.task, tokenizer);
+  // Fail now, not after the first save, if the rows cannot hold an example.
+  make_batch(*task, tokenizer, o.seed, 0, 1, o.model.max_len, Split::train);
+
+  const fs::path dir(o.out);
+  std::size_t step = 0;  // steps done
+  std::string metrics;   // metrics.jsonl so far, saved with each checkpoint
+  Json best_eval = nullptr;
+  std::optional<GlassLM> model;
+  std::unique_ptr<Optimizer> optimizer;
+  if (resume) {
+    recover_run_folder(o.out);
+    TrainOptions saved = saved_options(o.out);
+    check_same_run(o, saved);
+    Json state = read_state(o.out);
+    step = state.at("step").get<std::size_t>();
+    best_eval = state.value("best_eval_loss", Json(nullptr));
+    model.emplace(load_checkpoint(o.out).model);
+    optimizer = make_optimizer(o, *model);
+    optimizer->load_state(read_safetensors((dir / kOptimizerFile).string()));
+    metrics = metrics_up_to((dir / kMetricsFile).string(), step);
+  } else {
+    if (holds_run(dir) || fs::exists(o.out + ".previous"))
+      throw std::invalid_argument(o.out +
+                                  ": a training run exists; pass --resume to continue "
+                                  "it or choose another --out");
+    if (fs::exists(dir) && !(fs::is_directory(dir) && fs::is_empty(dir)))
+      throw std::invalid_argument(
+          o.out + ": exists and is not an empty folder; choose another --out");
+    model.emplace(o.model, o.seed, o.dtype);
+    optimizer = make_optimizer(o, *model);
+  }
+  NamedTensors params = model->named_parameters();
+  for (auto& [name, w] : params) w.requires_grad_();
+
+  auto state_json = [&] {
+    return Json{{"format", kStateFormat},
+                {"version", kStateVersion},
+                {"step", step},
+                {"task", o.task},
+                {"seed", o.seed},
+                {"optimizer", o.optimizer},
+                {"best_eval_loss", best_eval},
+                {"options", options_json(o)}};
+  };
+  std::size_t saved_step = step;
+  auto save = [&] {
+    save_run(o.out, *model, tokenizer, *optimizer, state_json(), metrics);
+    saved_step = step;
+  };
+  auto log_metrics = [&](const Json& j) {
+    std::string line = j.dump() + "\n";
+    metrics += line;
+    std::ofstream f(dir / kMetricsFile,
+                    std::ios::app);  // live, for plotting during the run
+    f << line;
+  };
+  auto clear_line = [&] {
+    if (terminal) out << "\r\033[K";
+  };
+  auto run_eval = [&] {
+    EvalResult e =
+        evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
+    clear_line();
+    out << "eval at step " << step << ": " << e.summary() << std::endl;
+    Json j{{"step", step}, {"eval_loss", e.loss}};
+    if (e.accuracy) {
+      j["eval_accuracy"] = *e.accuracy;
+      if (e.task_accuracy.size() > 1)
+        for (const auto& [name, acc] : e.task_accuracy) j["eval_accuracy_" + name] = acc;
+    }
+    log_metrics(j);
+    if (best_eval.is_null() || e.loss < best_eval.get<double>()) best_eval = e.loss;
+  };
+
+  if (!resume) {
+    out << "training " << model->parameter_count() << " parameters ("
+        << dtype_name(o.dtype) << ") on " << o.task << ": " << o.steps << " steps of "
+        << o.batch_size << " x " << o.model.max_len << " tokens, " << o.optimizer
+        << ", lr " << o.lr << "\n";
+    save();  // OUT exists from the start, and holds step 0
+    run_eval();
+  } else {
+    out << "resuming " << o.out << " at step " << step << " of " << o.steps << std::endl;
+  }
+
+  StopSignals signals;
+  TrainResult result;
+  using Clock = std::chrono::steady_clock;
+  const auto session_start = Clock::now();
+  const std::size_t session_first = step;
+  double elapsed_before = 0;  // elapsed_s continues across resumes
+  if (!metrics.empty()) {
+    std::istringstream lines(metrics);
+    for (std::string line; std::getline(lines, line);)
+      if (Json j = Json::parse(line, nullptr, false); j.contains("elapsed_s"))
+        elapsed_before = j["elapsed_s"].get<double>();
+  }
+  auto window_start = Clock::now();
+  double window_loss = 0, last_norm = 0;
+  std::size_t window_steps = 0;
+  const std::size_t tokens_per_step = o.batch_size * o.model.max_len;
+  const std::size_t stop_at = o.stop_after ? std::min(o.stop_after, o.steps) : o.steps;
+
+  while (step < stop_at) {
+    Batch batch = make_batch(*task, tokenizer, o.seed, step, o.batch_size,
+                             o.model.max_len, Split::train);
+    Tensor loss = model->loss(batch.tokens, batch.targets);
+    const double loss_value = loss.item();
+    double norm = 0;
+    if (std::isfinite(loss_value)) {
+      loss.backward();
+      norm = clip_grad_norm(params, o.clip);
+    }
+    if (!std::isfinite(loss_value) || !std::isfinite(norm)) {
+      // Stop before the update: the weights in memory and on disk are good.
+      clear_line();
+      const std::string what =
+          std::isfinite(loss_value)
+              ? "gradient norm is " + std::to_string(norm)
+              : std::string("loss is ") + (std::isnan(loss_value) ? "nan" : "inf");
+      out << what << " at step " << step + 1 << "; stopping; " << o.out
+          << " still holds step " << saved_step << std::endl;
+      result.status = TrainStatus::diverged;
+      result.step = step;
+      result.saved_step = saved_step;
+      return result;
+    }
+    optimizer->lr = lr_at(step, o.lr, o.warmup, o.steps, o.min_lr_ratio);
+    optimizer->step();
+    optimizer->zero_grad();
+    loss = Tensor();  // frees the graph before the next step builds one
+    ++step;
+    result.last_loss = loss_value;
+    window_loss += loss_value;
+    last_norm = norm;
+    ++window_steps;
+
+    const auto now = Clock::now();
+    const double session_s = std::chrono::duration<double>(now - session_start).count();
+    if (step % o.log_every == 0 || step == stop_at) {
+      const double window_s = std::chrono::duration<double>(now - window_start).count();
+      const double tps =
+          double(window_steps * tokens_per_step) / std::max(window_s, 1e-9);
+      log_metrics(Json{{"step", step},
+                       {"loss", window_loss / double(window_steps)},
+                       {"lr", optimizer->lr},
+                       {"grad_norm", last_norm},
+                       {"tokens_per_s", tps},
+                       {"elapsed_s", elapsed_before + session_s}});
+      if (!terminal) {
+        const double eta =
+            session_s / double(step - session_first) * double(o.steps - step);
+        out << "step " << step << "/" << o.steps << " loss "
+            << fixed(window_loss / double(window_steps), 4) << " lr " << optimizer->lr
+            << " grad_norm " << fixed(last_norm, 3) << " | " << thousands(tps)
+            << " tok/s | ETA " << duration(eta) << std::endl;
+      }
+      window_loss = 0;
+      window_steps = 0;
+      window_start = now;
+    }
+    if (terminal) {
+      // One line, rewritten every step.
+      const double tps =
+          double((step - session_first) * tokens_per_step) / std::max(session_s, 1e-9);
+      const double eta =
+          session_s / double(step - session_first) * double(o.steps - step);
+      const int width = 20, filled = int(double(width) * double(step) / double(o.steps));
+      std::string bar(std::size_t(filled), '=');
+      if (filled < width) bar += ">" + std::string(std::size_t(width - filled - 1), ' ');
+      out << "\r\033[Kstep " << step << "/" << o.steps << " [" << bar << "] loss "
+          << fixed(loss_value, 3) << " | " << thousands(tps) << " tok/s | ETA "
+          << duration(eta) << std::flush;
+    }
+    if ((o.eval_every && step % o.eval_every == 0) || step == o.steps) run_eval();
+    const bool stopping = g_signal != 0 || step == stop_at;
+    if ((o.save_every && step % o.save_every == 0) || stopping) save();
+    if (g_signal != 0 || (step == stop_at && stop_at < o.steps)) {
+      clear_line();
+      out << "interrupted at step " << step << ": saved " << o.out
+          << "; continue with --resume" << std::endl;
+      result.status = TrainStatus::interrupted;
+      result.signal = g_signal;
+      break;
+    }
+  }
+  clear_line();
+  if (result.status == TrainStatus::finished)
+    out << "finished " << step << " steps: saved " << o.out << std::endl;
+  result.step = step;
+  result.saved_step = saved_step;
+  return result;
+}
+
+}  // namespace glassllm

@@ -1,0 +1,78 @@
+// checkpoint.h: saving and loading models as Hugging Face Llama checkpoints,
+// and the safetensors format under them.
+//
+// A checkpoint is a folder:
+//   model.safetensors        every weight by its Hugging Face name
+//   config.json              LlamaConfig keys (hidden_size, num_attention_heads, ...)
+//   glassllm_tokenizer.json  the tokenizer (optional when loading)
+// Such a folder loads unchanged in tools that read Llama checkpoints, and any
+// Llama-architecture safetensors checkpoint of this shape family loads here.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+
+namespace glassllm {
+
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+/// Writes tensors (float32 or float64) to a .safetensors file, through a
+/// temporary file renamed into place, so a crash never leaves half a file.
+void write_safetensors(const std::string& path, const NamedTensors& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
+
+/// Reads every tensor of a .safetensors file. F32 and F64 keep their dtype;
+/// F16 and BF16 are widened to float32. Validates the header (its length, its
+/// JSON, known dtypes, shapes matching byte ranges, offsets inside the file,
+/// no overlaps, no gaps) and throws std::runtime_error naming the file, the
+/// tensor and what is wrong.
+NamedTensors read_safetensors(const std::string& path);
+
+/// Writes model.safetensors (with the metadata {"format": "pt"} transformers
+/// expects), config.json and (if given) the tokenizer into `dir`, creating it.
+/// Each file goes through a temporary name and a rename, so an interrupted
+/// save leaves each file old or new, never torn. Throws std::invalid_argument
+/// if the tokenizer's size differs from the model's vocab_size.
+void save_checkpoint(const std::string& dir, const GlassLM& model,
+                     const Tokenizer* tokenizer = nullptr);
+
+struct Checkpoint {
+  GlassLM model;
+  std::optional<Tokenizer> tokenizer;  ///< absent when the folder has none
+};
+
+/// Loads a checkpoint folder. Checks config.json (architecture, every needed
+/// key, consistent sizes), then that model.safetensors has every expected
+/// weight with the right shape and no unexpected one; throws
+/// std::runtime_error saying exactly which file, name, shape or value is
+/// wrong, e.g. "ckpt/model.safetensors: missing weight 'lm_head.weight'
+/// (expected shape (98,128))". With tie_word_embeddings true, lm_head.weight
+/// may be absent and is then a copy of the embedding. With `dtype` the weights
+/// are converted; otherwise the model has the file's dtype (float32 for F16
+/// and BF16; for a file mixing float32 and float64, config.json's torch_dtype).
+/// A missing glassllm_tokenizer.json gives no tokenizer; a broken one throws.
+Checkpoint load_checkpoint(const std::string& dir,
+                           std::optional<DType> dtype = std::nullopt);
+
+/// config.json text for a model: the LlamaConfig keys architectures,
+/// model_type, hidden_size, intermediate_size, num_attention_heads,
+/// num_hidden_layers, num_key_value_heads, head_dim, max_position_embeddings,
+/// rms_norm_eps, rope_theta, vocab_size, tie_word_embeddings (false),
+/// hidden_act ("silu"), attention_bias and mlp_bias (false), torch_dtype.
+std::string config_to_json(const Config& cfg, DType dtype);
+/// The Config (and the dtype named by torch_dtype: float32 or float64, none
+/// for float16/bfloat16 or when absent) of a config.json. As transformers
+/// does, a missing num_key_value_heads means num_attention_heads. Throws
+/// std::invalid_argument "config.json: ..." for text that is not JSON, a
+/// model that is not Llama, a missing key or one of the wrong type, a
+/// rope_scaling, biases, an activation other than silu, or sizes
+/// Config::validate rejects.
+std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text);
+
+}  // namespace glassllm

@@ -1,0 +1,261 @@
+// model.h: the GlassLM transformer (Llama architecture, in miniature), its
+// K/V cache, and generation.
+//
+// The math, the weight names and the defaults are fixed by the design:
+//   x = embed_tokens[tokens]
+//   for each layer:
+//     h = rmsnorm(x) * input_layernorm
+//     q, k, v = q_proj h, k_proj h, v_proj h   -> [B, H|Hkv, T, hd]
+//     q, k = rope(q), rope(k)                  positions start .. start+T-1
+//     (with a cache: k, v = concat(cache, k|v) along the positions)
+//     out = softmax(causal(q k^T / sqrt(hd))) v
+//     x = x + o_proj out
+//     x = x + down_proj(silu(gate_proj h2) * up_proj h2), h2 = rmsnorm(x) *
+//     post_attention_layernorm
+//   logits = lm_head(rmsnorm(x) * norm)
+// The forward lives in glassllm/model/model.cpp, in this order, in one file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "glassllm/engine/tensor.h"
+
+namespace glassllm {
+
+/// The model's sizes. Defaults are the design's; vocab_size comes from the
+/// tokenizer.
+struct Config {
+  std::size_t vocab_size = 0;
+  std::size_t d_model = 128;    ///< residual width
+  std::size_t n_layers = 4;     ///< transformer blocks
+  std::size_t n_heads = 4;      ///< query heads (H)
+  std::size_t n_kv_heads = 2;   ///< key/value heads (Hkv); must divide n_heads
+  std::size_t d_ff = 384;       ///< hidden width of the MLP
+  std::size_t max_len = 128;    ///< longest window the model is run on
+  double rope_theta = 10000.0;  ///< RoPE base
+  double norm_eps = 1e-5;       ///< RMSNorm epsilon
+
+  std::size_t head_dim() const { return d_model / n_heads; }  ///< hd
+  std::size_t n_rep() const {
+    return n_heads / n_kv_heads;
+  }  ///< G: query heads per K/V head
+  /// Throws std::invalid_argument naming the first field that is wrong, e.g.
+  /// "config: n_kv_heads (3) must divide n_heads (4)".
+  void validate() const;
+};
+
+/// How the query heads share K/V heads (both give the same results).
+enum class Attention {
+  repeat_kv,  ///< copy K and V from Hkv to H heads, then ordinary batched matmuls
+  grouped,    ///< fold Q to [B, Hkv, G*T, hd]; K and V are never copied
+  custom,     ///< call GlassLM::custom_attention (an extension point, see AttentionFn)
+};
+const char* attention_name(Attention a);  ///< "repeat_kv", "grouped" or "custom"
+/// Only "repeat_kv" and "grouped": a custom path needs a function, not a name.
+Attention parse_attention(const std::string& name);  ///< throws on anything else
+
+/// An attention path supplied at run time (the extension point behind
+/// Attention::custom; the exercises plug in here). Given, for one layer,
+///   q      [B, H, T, hd]   the new queries, after RoPE
+///   keys   [B, Hkv, m, hd] every key attended over (after RoPE), and
+///   values [B, Hkv, m, hd] the matching values,
+///   query_start: the position of query 0 (queries at query_start .. +T-1),
+///   key_start:   the position of key 0 (0 with a cache, else query_start),
+/// it returns out = softmax(causal(q k^T / sqrt(hd))) v, [B, H, T, hd], where
+/// query head h uses K/V head h / (H / Hkv). Build it from ops (ops.h) and
+/// the model's backward goes through it. The model throws if it is unset or
+/// returns another shape.
+///   model.attention = Attention::custom;
+///   model.custom_attention = [](const Tensor& q, const Tensor& k, const Tensor& v,
+///                               std::size_t qs, std::size_t ks) { ... };
+using AttentionFn =
+    std::function<Tensor(const Tensor& q, const Tensor& keys, const Tensor& values,
+                         std::size_t query_start, std::size_t key_start)>;
+
+/// A replacement for a concatenating cache's append step (an extension point;
+/// the exercises plug in here): given what the cache holds, [B, Hkv, m, hd]
+/// (an undefined Tensor while empty), and the new positions [B, Hkv, T, hd],
+/// returns what it should hold next, [B, Hkv, m+T, hd], detached from the
+/// graph. Called once for the keys and once for the values.
+using CacheAppendFn = std::function<Tensor(const Tensor& held, const Tensor& fresh)>;
+
+/// How a KVCache stores its keys and values.
+enum class CacheMode {
+  concat,        ///< grow by concatenation: each append copies the old arrays
+  preallocated,  ///< one fixed buffer of max_len positions, written in place
+};
+const char* cache_mode_name(CacheMode m);
+CacheMode parse_cache_mode(const std::string& name);
+
+/// The keys (after RoPE) and values (after their projection) of one layer, for
+/// all positions seen so far. It stores Hkv heads, never H.
+class KVCache {
+ public:
+  explicit KVCache(CacheMode mode = CacheMode::concat, std::size_t capacity = 0);
+
+  CacheMode mode() const { return mode_; }
+  /// Positions stored (m).
+  std::size_t length() const { return length_; }
+  /// Bytes held: k and v as stored (for a preallocated cache, the whole buffers).
+  std::size_t nbytes() const;
+
+  /// Appends new keys and values, each [B, Hkv, T, hd]. Throws if the batch,
+  /// head or head-dim sizes differ from what is stored, or if a preallocated
+  /// cache would overflow its capacity. Stores detached copies: the cache is
+  /// for inference, gradients do not flow into the history.
+  void append(const Tensor& k_new, const Tensor& v_new);
+
+  /// The keys/values to attend over: [B, Hkv, m, hd] for a concatenating cache;
+  /// for a preallocated one the whole buffer [B, Hkv, capacity, hd], whose slots
+  /// at positions >= length() hold zeros and are hidden by the causal mask.
+  /// Undefined while empty.
+  const Tensor& k() const { return k_; }
+  const Tensor& v() const { return v_; }
+
+  /// Forgets every position.
+  void clear();
+
+  /// When set, a concatenating cache appends with this function instead of
+  /// concat() (see CacheAppendFn); append() checks the shape it returns. A
+  /// preallocated cache does not use it.
+  ///   for (KVCache& c : cache) c.append_fn = my_append;
+  CacheAppendFn append_fn;
+
+ private:
+  CacheMode mode_;
+  std::size_t capacity_;
+  std::size_t length_ = 0;
+  Tensor k_, v_;
+};
+
+/// One KVCache per layer.
+using Cache = std::vector<KVCache>;
+
+/// Token ids, one row per sequence: [B][T]. Rows must have equal lengths.
+using TokenBatch = std::vector<std::vector<std::int64_t>>;
+
+/// The weights of one transformer block (Hugging Face Llama names).
+struct LayerWeights {
+  Tensor input_layernorm;           ///< [d_model]
+  Tensor q_proj, k_proj, v_proj;    ///< [H*hd, d_model], [Hkv*hd, d_model] x 2
+  Tensor o_proj;                    ///< [d_model, H*hd]
+  Tensor post_attention_layernorm;  ///< [d_model]
+  Tensor gate_proj, up_proj;        ///< [d_ff, d_model]
+  Tensor down_proj;                 ///< [d_model, d_ff]
+};
+
+/// Options of generate().
+struct GenerateOptions {
+  std::size_t max_new_tokens = 32;
+  double temperature = 0.0;  ///< 0: greedy (argmax); > 0: sample softmax(logits / T)
+  std::size_t top_k = 0;     ///< sample only among the k most likely tokens (0: all)
+  std::uint64_t seed = 0;    ///< sampling seed
+  CacheMode cache_mode = CacheMode::concat;
+  /// Run every forward with grad mode on, so that a backward can follow each
+  /// step (the tracer's gradients); off: everything runs under no_grad.
+  bool record_graph = false;
+  /// Called after each forward with its logits [1, T, vocab_size] and the id
+  /// chosen from their last row (e.g. to tell a Tracer: set_next_token).
+  std::function<void(const Tensor& logits, std::int64_t next)> on_step;
+};
+
+/// One layer's attention core, the part that differs between the two K/V
+/// sharing paths: softmax(causal(q k^T / sqrt(hd))) v.
+///   q [B, H, T, hd] (after RoPE) at positions query_start .. query_start+T-1,
+///   keys, values [B, Hkv, m, hd] with key j at position key_start + j
+///   -> [B, H, T, hd]. H must be a multiple of Hkv.
+/// repeat_kv copies keys and values to H heads first; grouped folds q to
+/// [B, Hkv, G*T, hd] and copies nothing. `layer` only labels what an active
+/// tracer records. GlassLM::forward calls it once per block.
+Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
+              std::size_t query_start, std::size_t key_start, Attention path,
+              std::size_t layer = 0);
+
+class GlassLM {
+ public:
+  /// Deterministic initialisation from `seed`: embeddings and projections
+  /// N(0, 0.02), norm weights 1. Validates cfg.
+  GlassLM(const Config& cfg, std::uint64_t seed, DType dtype = DType::float32);
+
+  const Config& config() const { return cfg_; }
+  DType dtype() const { return dtype_; }
+
+  /// Which K/V sharing path forward() takes (repeat_kv by default).
+  Attention attention = Attention::repeat_kv;
+  /// The function Attention::custom calls (see AttentionFn).
+  AttentionFn custom_attention;
+
+  // The weights, public so that a student can look at (and a test can poke)
+  // any of them: model.layers[0].q_proj.
+  Tensor embed_tokens;  ///< [vocab_size, d_model]
+  std::vector<LayerWeights> layers;
+  Tensor norm;     ///< [d_model]
+  Tensor lm_head;  ///< [vocab_size, d_model]
+
+  /// Every weight with its Hugging Face name, in a fixed order
+  /// ("model.embed_tokens.weight", "model.layers.0.input_layernorm.weight", ...).
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  /// The weight with this Hugging Face name, to read or to replace:
+  ///   model.parameter("lm_head.weight") = other;
+  /// Throws std::invalid_argument for an unknown name.
+  Tensor& parameter(const std::string& name);
+  const Tensor& parameter(const std::string& name) const;
+  /// Number of scalar weights.
+  std::size_t parameter_count() const;
+  /// The same model in another dtype (a copy of every weight).
+  GlassLM to(DType dtype) const;
+
+  /// An empty cache, one KVCache per layer. A preallocated cache holds max_len
+  /// positions.
+  Cache new_cache(CacheMode mode = CacheMode::concat) const;
+
+  /// Logits [B, T, vocab_size] for token ids [B][T] at positions start ..
+  /// start+T-1. Without a cache, start is usually 0 and the keys are the new
+  /// tokens only. With a cache, `start` must equal the cache's length
+  /// ("forward: start is 5 but the cache holds 7 positions; pass start=7"),
+  /// the new K/V are appended, and the queries attend over all cached keys.
+  /// Throws for an id outside [0, vocab_size), ragged rows, or start + T >
+  /// max_len.
+  Tensor forward(const TokenBatch& tokens, Cache* cache = nullptr,
+                 std::size_t start = 0) const;
+  /// The same for one sequence (B = 1).
+  Tensor forward(const std::vector<std::int64_t>& tokens, Cache* cache = nullptr,
+                 std::size_t start = 0) const;
+  /// The same for one sequence written in braces: forward({4, 5, 6}), forward({7},
+  /// &cache, 3). Without this overload `{7}` would be ambiguous (it could also
+  /// mean a TokenBatch of 7 empty rows). A batch in braces needs its type:
+  /// forward(TokenBatch{{1}, {2}}).
+  template <class Id, class = std::enable_if_t<std::is_integral_v<Id>>>
+  Tensor forward(std::initializer_list<Id> tokens, Cache* cache = nullptr,
+                 std::size_t start = 0) const {
+    return forward(std::vector<std::int64_t>(tokens.begin(), tokens.end()), cache, start);
+  }
+
+  /// Mean cross-entropy of forward(tokens) against targets [B][T]; a target of
+  /// -100 is ignored. The training loss.
+  Tensor loss(const TokenBatch& tokens, const TokenBatch& targets) const;
+
+  /// Prompt plus max_new_tokens generated tokens. Prefills the prompt (its
+  /// last max_len tokens), then decodes one token per step through the cache.
+  /// When the next insertion would make the cache longer than max_len, the
+  /// cache is discarded and the last max_len tokens are run again with
+  /// positions restarting at 0 (dropping only the oldest key would not
+  /// reproduce the states computed on the cropped history), so every logit
+  /// equals a fresh full forward over the last max_len tokens. Runs under
+  /// no_grad unless options.record_graph. Throws for an empty prompt or an id
+  /// outside the vocabulary.
+  std::vector<std::int64_t> generate(const std::vector<std::int64_t>& prompt,
+                                     const GenerateOptions& options = {}) const;
+
+ private:
+  Config cfg_;
+  DType dtype_;
+};
+
+}  // namespace glassllm

@@ -1,0 +1,62 @@
+// tokenizer.h: a character-level tokenizer whose every token displays as
+// readable text.
+//
+// The vocabulary is a list of single characters (UTF-8 code points): by
+// default the 95 printable ASCII characters, newline and tab. Text with a
+// character outside the vocabulary encodes that character as the unknown
+// token, which decodes to U+FFFD (the replacement character) so the loss is
+// visible, never silent. The tokenizer is saved beside a checkpoint as
+// glassllm_tokenizer.json:
+//
+//   {"format": "glassllm-char-tokenizer", "version": 1,
+//    "tokens": [" ", "!", ..., "~", "\n", "\t", "\uFFFD"],
+//    "unk_token": "\uFFFD"}
+//
+// "tokens" lists every token's text in id order, each exactly one code point,
+// no repeats, the unknown token (always U+FFFD) last. The implementation is
+// glassllm/model/tokenizer.cpp, which also decodes UTF-8 by hand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace glassllm {
+
+class Tokenizer {
+ public:
+  /// Printable ASCII (' ' .. '~'), '\n', '\t', and the unknown token: 98 ids.
+  Tokenizer();
+  /// A vocabulary of the given characters (each one UTF-8 code point, no
+  /// repeats, not U+FFFD) plus the unknown token at the end. Throws
+  /// std::invalid_argument naming a bad entry:
+  /// "tokenizer: token 3 ("ab") is 2 code points, not one".
+  explicit Tokenizer(const std::vector<std::string>& characters);
+
+  std::size_t vocab_size() const { return tokens_.size(); }
+  std::int64_t unk_id() const { return std::int64_t(tokens_.size()) - 1; }
+
+  /// Ids of the characters of UTF-8 text; unknown characters (and bytes that
+  /// are not valid UTF-8) become unk_id().
+  std::vector<std::int64_t> encode(const std::string& text) const;
+  /// Text of ids; throws std::invalid_argument for an id outside the vocabulary.
+  std::string decode(const std::vector<std::int64_t>& ids) const;
+  /// The text of one token ("\uFFFD" for the unknown token).
+  const std::string& token_text(std::int64_t id) const;
+  /// Number of characters of `text` that encode() maps to unk_id().
+  std::size_t count_unknown(const std::string& text) const;
+
+  /// Writes glassllm_tokenizer.json content / reads it back. from_json throws
+  /// std::invalid_argument naming the field that is wrong, e.g.
+  /// "tokenizer: token 5 ("a") repeats token 2", or for text that is not JSON
+  /// "tokenizer: invalid JSON: ... parse error at line 1, column 7: ...".
+  std::string to_json() const;
+  static Tokenizer from_json(const std::string& json_text);
+
+ private:
+  std::vector<std::string> tokens_;                 // the unknown token last
+  std::unordered_map<char32_t, std::int64_t> ids_;  // code point -> id, unk excluded
+};
+
+}  // namespace glassllm

@@ -1,0 +1,138 @@
+// train.h: the training loop, held-out evaluation, and the training
+// checkpoint that lets a run stop and continue exactly where it was.
+//
+// One step, in glassllm/train/train.cpp:
+//   batch = make_batch(task, tokenizer, seed, step, batch_size, max_len, train)
+//   loss  = model.loss(batch.tokens, batch.targets)   the full forward, no cache
+//   loss.backward()
+//   grad_norm = clip_grad_norm(params, clip)
+//   optimizer.lr = lr_at(step, ...); optimizer.step(); optimizer.zero_grad()
+//
+// Training always runs the full forward without a K/V cache: it needs the
+// logits at every position of a window at once (all of them are predictions
+// with targets), and the full forward computes them in one batched pass with
+// large matrix products. The cache exists to avoid recomputing the past one
+// new token at a time, which training never does; and it stores detached
+// copies, so no gradient could flow through it anyway.
+//
+// A run lives in a folder OUT:
+//   model.safetensors, config.json, glassllm_tokenizer.json   a normal checkpoint
+//                                    (glassllm generate OUT and eval OUT work)
+//   optimizer.safetensors            the optimizer's state (optim.h)
+//   trainer_state.json               step, options, best held-out loss
+//   metrics.jsonl                    one JSON object per logged step and per evaluation
+// Saving writes a complete OUT.saving/, renames OUT to OUT.previous, renames
+// OUT.saving to OUT and removes OUT.previous, so a crash at any moment leaves
+// the last good checkpoint in OUT or OUT.previous; resuming recovers it.
+// The data state is only the step number (make_batch is a pure function of
+// it), so a resumed run computes the same losses, bit for bit, as one that
+// never stopped (with the same BLAS thread count).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+#include "glassllm/train/tasks.h"
+
+namespace glassllm {
+
+/// Everything a training run is told. The defaults are the command line's.
+struct TrainOptions {
+  std::string task = "copy";  ///< see make_task: copy, reverse, sort, add, mix, text:FILE
+  std::string out;            ///< the run's folder
+  std::size_t steps = 2000;   ///< total optimizer steps (the schedule ends here)
+  std::size_t batch_size = 16;
+  double lr = 1e-3;                 ///< peak learning rate, reached after warm-up
+  std::size_t warmup = 100;         ///< linear warm-up steps
+  double min_lr_ratio = 0.1;        ///< the cosine ends at lr * min_lr_ratio
+  double weight_decay = 0.1;        ///< AdamW: decoupled, matrices only; SGD: L2
+  double momentum = 0.9;            ///< SGD only
+  double clip = 1.0;                ///< max global gradient norm (<= 0: no clipping)
+  std::string optimizer = "adamw";  ///< "adamw" or "sgd"
+  std::uint64_t seed = 0;           ///< model initialisation and data
+  DType dtype = DType::float32;
+  std::size_t log_every =
+      10;  ///< a metrics line (and a plain progress line) every N steps
+  std::size_t eval_every =
+      100;  ///< held-out evaluation every N steps (0: only at the end)
+  std::size_t eval_batches = 4;  ///< held-out batches per evaluation
+  std::size_t save_every = 500;  ///< checkpoint every N steps (0: only at the end)
+  /// Stop after this many steps have been done in total, saving, as an
+  /// interruption would (0: run to `steps`). For tests and time-boxed runs.
+  std::size_t stop_after = 0;
+  Config model;  ///< sizes; vocab_size 0 means the character tokenizer's
+};
+
+/// How a run ended.
+enum class TrainStatus {
+  finished,     ///< all steps done, saved
+  interrupted,  ///< SIGINT/SIGTERM (or stop_after): the current step finished, saved
+  diverged,  ///< a non-finite loss or gradient norm: stopped before the update, not saved
+};
+
+struct TrainResult {
+  TrainStatus status = TrainStatus::finished;
+  std::size_t step = 0;        ///< steps done when it stopped
+  std::size_t saved_step = 0;  ///< the step OUT holds
+  int signal = 0;        ///< the signal that interrupted it (0: none, or stop_after)
+  double last_loss = 0;  ///< the last finite training loss
+};
+
+/// Trains as `options` say, printing progress to `out`: with terminal = true
+/// one line rewritten in place ("step 120/2000 [====>     ] loss 1.234 |
+/// 9,800 tok/s | ETA 3m12s"), otherwise a plain line every log_every steps;
+/// evaluations are always plain lines. SIGINT and SIGTERM are caught while it
+/// runs: the current step finishes, the run is saved, and it returns
+/// `interrupted`.
+///
+/// Without `resume`, OUT must not exist or be an empty folder; an OUT holding
+/// a run throws "OUT: a training run exists; pass --resume to continue it or
+/// choose another --out". With `resume`, a missing OUT is recovered from
+/// OUT.previous, a leftover OUT.saving is deleted, and the run continues from
+/// the saved step; the task, seed, dtype, optimizer and model sizes must equal
+/// the saved ones (std::invalid_argument naming the first that differs).
+/// Other options (steps, lr, ...) may change.
+TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
+                  bool terminal = false);
+
+/// The options saved in OUT/trainer_state.json, to resume with: the command
+/// line starts from these and applies only the flags given. Reads only (call
+/// recover_run_folder first to find a run an interrupted save left in
+/// OUT.previous). Throws std::runtime_error if OUT holds no run.
+TrainOptions saved_options(const std::string& out);
+
+/// Held-out loss and accuracy.
+struct EvalResult {
+  double loss = 0;          ///< mean cross-entropy over the counted targets
+  std::size_t targets = 0;  ///< targets counted
+  /// Synthetic tasks: exact-match accuracy over `examples` whole examples,
+  /// overall and per task ("copy" -> 0.93); absent for text.
+  std::optional<double> accuracy;
+  std::size_t examples = 0;
+  std::map<std::string, double> task_accuracy;
+  /// "loss 0.1234 | accuracy 93.1% (copy 93.1%)"
+  std::string summary() const;
+};
+
+/// Evaluates on held-out batches 0 .. batches-1 of `seed` (the same examples
+/// every time, so evaluations along a run compare). One teacher-forced
+/// forward per batch, no cache, under no_grad. An example counts as correct
+/// iff the argmax at every one of its predictable positions is the target.
+/// That equals greedy generation being right: greedy picks the argmax, and
+/// while every pick is right it feeds back exactly the prefix the teacher
+/// forced, so the two see the same inputs all the way.
+EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tokenizer,
+                    std::uint64_t seed, std::size_t batches, std::size_t batch_size);
+
+/// What resuming does first: if OUT is missing and OUT.previous exists,
+/// renames it back to OUT; removes a leftover OUT.saving (an unfinished save)
+/// and a leftover OUT.previous (a finished save whose cleanup was cut short).
+void recover_run_folder(const std::string& out);
+
+}  // namespace glassllm
