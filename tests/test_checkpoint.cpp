@@ -3,7 +3,10 @@
 // tests/data/checkpoint_corpus/), config.json, and whole checkpoint folders:
 // round trips, folders written by other tools, bfloat16 weights, wrong names
 // and shapes, and saves that are interrupted.
+#include <sys/resource.h>
+
 #include <bit>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include "check.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 
 using namespace glassllm;
 using glassllm::test::check_tensor;
@@ -140,7 +144,7 @@ TEST_CASE("safetensors: a one-tensor file, byte by byte") {
       std::string("\x38\0\0\0\0\0\0\0", 8) +
       "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}  " +
       std::string("\x00\x00\x80\x3f\x00\x00\x00\xc0", 8);
-  CHECK(detail::read_file(dir / "x.safetensors") == expected);
+  CHECK(read_regular_file(dir / "x.safetensors") == expected);
   CHECK(files_in(dir.path) == std::vector<std::string>{"x.safetensors"});  // no .tmp left
 }
 
@@ -370,10 +374,10 @@ TEST_CASE("checkpoint: each broken config.json gives its own error") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.file);
-    CHECK_THROWS_WITH_AS(config_from_json(detail::read_file(corpus_path(c.file))),
+    CHECK_THROWS_WITH_AS(config_from_json(read_regular_file(corpus_path(c.file))),
                          doctest::Contains(c.message), std::invalid_argument);
   }
-  CHECK(config_from_json(detail::read_file(corpus_path("config_valid.json")))
+  CHECK(config_from_json(read_regular_file(corpus_path("config_valid.json")))
             .first.d_model == 8);
   // Config::validate's own checks come through, prefixed with the file.
   std::string three_kv = config_to_json(tiny_config(), DType::float32);
@@ -421,7 +425,7 @@ TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
     CHECK(back.tokenizer->encode("abcz") == std::vector<std::int64_t>{0, 1, 2, 4});
 
     // The weight file carries the metadata transformers insists on.
-    std::string bytes = detail::read_file(dir / "ckpt/model.safetensors");
+    std::string bytes = read_regular_file(dir / "ckpt/model.safetensors");
     CHECK(bytes.find("\"__metadata__\":{\"format\":\"pt\"}") != std::string::npos);
   }
 }
@@ -573,7 +577,7 @@ TEST_CASE("checkpoint: missing, unexpected and misshaped weights are named") {
                          contains(dir / "c/config.json: cannot read: No such file"),
                          std::runtime_error);
     write_text(dir / "c/config.json",
-               detail::read_file(corpus_path("config_wrong_type.json")));
+               read_regular_file(corpus_path("config_wrong_type.json")));
     CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                          contains(dir / "c/config.json: 'hidden_size' is string"),
                          std::runtime_error);
@@ -586,7 +590,7 @@ TEST_CASE("checkpoint: a missing tokenizer file means none, a broken one is an e
   save_checkpoint(dir / "c", GlassLM(tiny_config(), 1), &tok);
   CHECK(load_checkpoint(dir / "c").tokenizer.has_value());
   write_text(dir / "c/glassllm_tokenizer.json",
-             detail::read_file(corpus_path("tokenizer_duplicate.json")));
+             read_regular_file(corpus_path("tokenizer_duplicate.json")));
   CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                        contains(dir / "c/glassllm_tokenizer.json: tokenizer: token 2"),
                        std::runtime_error);
@@ -609,21 +613,34 @@ TEST_CASE("checkpoint: an interrupted save never corrupts the previous checkpoin
   GlassLM first(tiny_config(), 1), second(tiny_config(), 2), third(tiny_config(), 3);
   save_checkpoint(dir / "c", first);
 
-  // A crash during an earlier save left a half-written temporary file: the
-  // next save overwrites it and removes it by renaming.
+  // A file that merely looks like a temporary one (a crash's leftover, or
+  // the user's own) is never opened, overwritten or removed: each save
+  // writes to a fresh name.
   write_text(dir / "c/model.safetensors.tmp", "half a fi");
   save_checkpoint(dir / "c", second);
-  CHECK(files_in(dir.path / "c") ==
-        std::vector<std::string>{"config.json", "model.safetensors"});
+  CHECK(files_in(dir.path / "c") == std::vector<std::string>{"config.json",
+                                                             "model.safetensors",
+                                                             "model.safetensors.tmp"});
+  CHECK(read_regular_file(dir / "c/model.safetensors.tmp") == "half a fi");
   CHECK(bit_equal(load_checkpoint(dir / "c").model.layers[0].q_proj,
                   second.layers[0].q_proj));
 
-  // A save that fails part way (here the temporary name is taken by a folder,
-  // so the new weights cannot be written) throws and leaves the old files.
-  fs::create_directories(dir / "c/model.safetensors.tmp/busy");
+  // A save that fails part way (here a file-size limit, as a full disk would)
+  // throws WriteError, removes its temporary file and leaves the old files.
+  struct rlimit old_limit {};
+  ::getrlimit(RLIMIT_FSIZE, &old_limit);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // write fails with EFBIG instead
+  struct rlimit small = old_limit;
+  small.rlim_cur = 1000;
+  ::setrlimit(RLIMIT_FSIZE, &small);
   CHECK_THROWS_WITH_AS(save_checkpoint(dir / "c", third),
-                       contains(dir / "c/model.safetensors: cannot write: opening"),
-                       std::runtime_error);
+                       contains(dir / "c/model.safetensors: cannot write: writing"),
+                       WriteError);
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(files_in(dir.path / "c") == std::vector<std::string>{"config.json",
+                                                             "model.safetensors",
+                                                             "model.safetensors.tmp"});
   Checkpoint after = load_checkpoint(dir / "c");
   CHECK(bit_equal(after.model.layers[0].q_proj, second.layers[0].q_proj));
   CHECK(bit_equal(after.model.lm_head, second.lm_head));

@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 #include "glassllm/model/tokenizer.h"
 
 using namespace glassllm;
@@ -13,7 +14,7 @@ using Ids = std::vector<std::int64_t>;
 namespace {
 const std::string kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
 std::string corpus(const std::string& name) {
-  return detail::read_file(std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" +
+  return read_regular_file(std::string(GLASSLLM_TEST_DATA) + "/checkpoint_corpus/" +
                            name);
 }
 }  // namespace

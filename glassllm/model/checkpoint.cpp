@@ -9,12 +9,14 @@
 // and both shapes, and a huge config cannot make us allocate a huge model
 // that the file does not actually hold. safetensors.cpp reads and writes the
 // weight file itself.
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <set>
 
 #include "glassllm/engine/node.h"
 #include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 
 namespace glassllm {
 
@@ -26,6 +28,9 @@ namespace fs = std::filesystem;
 constexpr const char* kWeightsFile = "model.safetensors";
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kTokenizerFile = "glassllm_tokenizer.json";
+// config.json is a few hundred bytes, a tokenizer a few KB (a large BPE
+// vocabulary a few MB): a bigger file is not one of them.
+constexpr std::uint64_t kMaxJsonBytes = 64ull << 20;
 
 // Every weight's Hugging Face name and shape, in the order of the design's
 // table, paired with where it lives in a model (nullptr when `model` is null).
@@ -81,6 +86,31 @@ Tensor copy_of(const Tensor& t) {
     std::copy_n(ptr<T>(t), t.size(), ptr<T>(out));
   });
   return out;
+}
+
+// The first element of t that is nan or +-inf, as "nan at index [3, 17]"
+// plus how many more there are; "" when every element is finite.
+std::string first_nonfinite(const Tensor& t) {
+  std::string found;
+  std::size_t count = 0;
+  dispatch(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T* p = ptr<T>(t);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (std::isfinite(p[i])) continue;
+      if (count++ > 0) continue;
+      // The flat index as one index per dimension, last dimension fastest.
+      std::string index;
+      for (std::size_t d = t.ndim(), rest = i; d-- > 0;) {
+        index = std::to_string(rest % t.shape()[d]) + (index.empty() ? "" : ", ") + index;
+        rest /= t.shape()[d];
+      }
+      found = std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") +
+              " at index [" + index + "]";
+    }
+  });
+  if (count > 1) found += " (and " + std::to_string(count - 1) + " more non-finite)";
+  return found;
 }
 
 }  // namespace
@@ -247,23 +277,23 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
   // transformers refuses safetensors files without {"format": "pt"}.
   write_safetensors((root / kWeightsFile).string(), model.named_parameters(),
                     {{"format", "pt"}});
-  detail::write_file_atomically((root / kConfigFile).string(),
-                                config_to_json(model.config(), model.dtype()));
-  if (tokenizer)
-    detail::write_file_atomically((root / kTokenizerFile).string(), tokenizer->to_json());
+  write_file_safely((root / kConfigFile).string(),
+                    config_to_json(model.config(), model.dtype()));
+  if (tokenizer) write_file_safely((root / kTokenizerFile).string(), tokenizer->to_json());
 }
 
 // ---- loading
 // ---------------------------------------------------------------------------
 
-Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
+Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
+                           bool allow_nonfinite) {
   const fs::path root(dir);
   const std::string config_path = (root / kConfigFile).string();
   const std::string weights_path = (root / kWeightsFile).string();
   const std::string tokenizer_path = (root / kTokenizerFile).string();
 
   // 1. config.json
-  std::string config_text = detail::read_file(config_path);
+  std::string config_text = read_regular_file(config_path, kMaxJsonBytes, "a config file");
   Config cfg;
   std::optional<DType> config_dtype;
   try {
@@ -319,6 +349,21 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
         (n_unexpected > 5 ? " and " + std::to_string(n_unexpected - 5) + " more" : "") +
         "; a Llama model of this config has no such weight");
 
+  // Non-finite weights make every output non-finite (a nan anywhere in a
+  // matrix product spreads to its whole row), and a check comparing nan with
+  // nan proves nothing: refuse them unless asked, naming the first one.
+  std::vector<std::string> nonfinite;
+  for (const auto& [name, t] : loaded) {
+    std::string bad = first_nonfinite(t);
+    if (bad.empty()) continue;
+    const std::string line = weights_path + ": weight '" + name + "' has " + bad;
+    if (!allow_nonfinite)
+      throw std::runtime_error(line +
+                               "; non-finite weights make every output non-finite "
+                               "(--allow-nonfinite loads them anyway)");
+    nonfinite.push_back(line);
+  }
+
   // 3. The dtype: asked for, else the file's own, else (a file mixing float32
   // and float64) the config's torch_dtype.
   DType target = DType::float32;
@@ -361,7 +406,7 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
   std::optional<Tokenizer> tokenizer;
   std::error_code ec;
   if (fs::exists(tokenizer_path, ec)) {
-    std::string text = detail::read_file(tokenizer_path);
+    std::string text = read_regular_file(tokenizer_path, kMaxJsonBytes, "a tokenizer file");
     try {
       tokenizer = Tokenizer::from_json(text);
     } catch (const std::invalid_argument& e) {
@@ -372,7 +417,7 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
           tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
           " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
   }
-  return Checkpoint{std::move(model), std::move(tokenizer)};
+  return Checkpoint{std::move(model), std::move(tokenizer), std::move(nonfinite)};
 }
 
 }  // namespace glassllm

@@ -30,13 +30,4 @@ NamedTensors read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
 float f16_to_f32(std::uint16_t bits);
 float bf16_to_f32(std::uint16_t bits);
 
-/// The whole content of a file; throws std::runtime_error "<path>: cannot read: ...".
-std::string read_file(const std::string& path);
-
-/// Writes `bytes` to path + ".tmp", flushes it to disk (fsync), then renames
-/// it over `path`: a reader sees the old file or the new one, never half of
-/// one. Throws std::runtime_error "<path>: cannot write: ..."; the old file is
-/// left as it was.
-void write_file_atomically(const std::string& path, std::string_view bytes);
-
 }  // namespace glassllm::detail

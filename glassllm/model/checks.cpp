@@ -15,8 +15,14 @@ double max_abs_diff(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape())
     throw std::logic_error("check: shapes " + shape_str(a.shape()) + " and " +
                            shape_str(b.shape()) + " differ");
+  // A nan anywhere makes the difference nan, so the check fails: std::max
+  // alone would skip it (every comparison with nan is false) and report 0.
   double m = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i]));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double d = std::fabs(x[i] - y[i]);
+    if (std::isnan(d)) return d;
+    m = std::max(m, d);
+  }
   return m;
 }
 
@@ -42,12 +48,14 @@ Tensor incremental_logits(const GlassLM& m, const std::vector<std::int64_t>& tok
 
 std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions& opt) {
   const Config& cfg = model.config();
-  std::size_t n = opt.prompt_len + opt.steps;
-  if (opt.prompt_len == 0 || n > cfg.max_len)
+  // Compared without adding first: prompt_len + steps could wrap around.
+  if (opt.prompt_len == 0 || opt.prompt_len > cfg.max_len ||
+      opt.steps > cfg.max_len - opt.prompt_len)
     throw std::invalid_argument("check: prompt length " + std::to_string(opt.prompt_len) +
                                 " + steps " + std::to_string(opt.steps) +
                                 " must be between 1 and max_len " +
                                 std::to_string(cfg.max_len));
+  const std::size_t n = opt.prompt_len + opt.steps;
   GlassLM m = model.to(DType::float64);
   Rng rng(opt.seed);
   std::vector<std::int64_t> tokens(n), targets(n);
@@ -82,7 +90,7 @@ std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions
     Tensor l_ref = run(Attention::repeat_kv, g_ref),
            l_grp = run(Attention::grouped, g_grp);
     double diff = max_abs_diff(l_ref, l_grp);
-    for (std::size_t i = 0; i < g_ref.size(); ++i)
+    for (std::size_t i = 0; i < g_ref.size() && !std::isnan(diff); ++i)
       diff = std::max(diff, max_abs_diff(g_ref[i], g_grp[i]));
     lines.push_back(line("repeat_kv == grouped",
                          std::to_string(n) + " tokens, logits and " +

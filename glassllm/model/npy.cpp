@@ -7,12 +7,11 @@
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/model/files.h"
 
 namespace glassllm {
 
@@ -31,66 +30,69 @@ void write_npy(const std::string& path, const Tensor& t) {
   std::size_t total = 10 + header.size() + 1;  // magic(6) version(2) len(2) ... '\n'
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
 
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path + ": cannot open for writing");
-    out.write("\x93NUMPY\x01\x00", 8);
-    unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
-                            static_cast<unsigned char>(header.size() >> 8)};
-    out.write(reinterpret_cast<const char*>(len), 2);
-    out << header;
-    dispatch(t.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      out.write(reinterpret_cast<const char*>(ptr<T>(t)), std::streamsize(t.nbytes()));
-    });
-    if (!out) throw std::runtime_error(path + ": write failed");
-  }
-  std::filesystem::rename(tmp, path);
+  std::string bytes("\x93NUMPY\x01\x00", 8);  // magic, version 1.0
+  bytes += char(header.size() & 0xff);
+  bytes += char(header.size() >> 8);
+  bytes += header;
+  dispatch(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    bytes.append(reinterpret_cast<const char*>(ptr<T>(t)), t.nbytes());
+  });
+  write_file_safely(path, bytes);
 }
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  char magic[8];
-  unsigned char len[2];
-  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0 || magic[6] != 1)
-    throw std::runtime_error(path + ": not a version 1 .npy file");
-  if (!in.read(reinterpret_cast<char*>(len), 2))
-    throw std::runtime_error(path + ": truncated header");
-  std::string header(std::size_t(len[0] | (len[1] << 8)), '\0');
-  if (!in.read(header.data(), std::streamsize(header.size())))
-    throw std::runtime_error(path + ": truncated header");
+  const std::string bytes = read_regular_file(path);
+  auto fail = [&](const std::string& why) { return std::runtime_error(path + ": " + why); };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0 || bytes[6] != 1)
+    throw fail("not a version 1 .npy file");
+  const std::size_t header_len = std::size_t(static_cast<unsigned char>(bytes[8])) |
+                                 std::size_t(static_cast<unsigned char>(bytes[9])) << 8;
+  if (bytes.size() < 10 + header_len) throw fail("truncated header");
+  const std::string header = bytes.substr(10, header_len);
   DType dtype;
   if (header.find("'descr': '<f4'") != std::string::npos)
     dtype = DType::float32;
   else if (header.find("'descr': '<f8'") != std::string::npos)
     dtype = DType::float64;
   else
-    throw std::runtime_error(path + ": only '<f4' and '<f8' arrays are supported");
+    throw fail("only '<f4' and '<f8' arrays are supported");
   if (header.find("'fortran_order': False") == std::string::npos)
-    throw std::runtime_error(path + ": only C-order arrays are supported");
+    throw fail("only C-order arrays are supported");
   auto open = header.find("'shape': (");
   auto close = header.find(')', open);
   if (open == std::string::npos || close == std::string::npos)
-    throw std::runtime_error(path + ": no shape in the header");
+    throw fail("no shape in the header");
+  // The element count is checked against the bytes there are before anything
+  // is allocated, dimension by dimension, so it cannot overflow.
+  const std::size_t data_bytes = bytes.size() - 10 - header_len;
+  const std::size_t max_elements = data_bytes / dtype_size(dtype);
   Shape shape;
+  std::size_t elements = 1;
   std::string dims = header.substr(open + 10, close - open - 10);
   for (std::size_t i = 0; i < dims.size();) {
     if (dims[i] < '0' || dims[i] > '9') {
       ++i;
       continue;
     }
-    std::size_t j = i;
-    while (j < dims.size() && dims[j] >= '0' && dims[j] <= '9') ++j;
-    shape.push_back(std::stoull(dims.substr(i, j - i)));
+    std::size_t j = i, d = 0;
+    for (; j < dims.size() && dims[j] >= '0' && dims[j] <= '9'; ++j) {
+      d = d * 10 + std::size_t(dims[j] - '0');
+      if (d > max_elements) throw fail("shape (" + dims + ") is larger than its data");
+    }
+    if (d != 0 && elements > max_elements / d)
+      throw fail("shape (" + dims + ") is larger than its data");
+    elements *= d;
+    shape.push_back(d);
     i = j;
   }
+  if (elements * dtype_size(dtype) != data_bytes)
+    throw fail("data of " + std::to_string(data_bytes) + " bytes does not match shape " +
+               shape_str(shape));
   Tensor t = empty(shape, dtype);
   dispatch(dtype, [&](auto zero) {
     using T = decltype(zero);
-    if (!in.read(reinterpret_cast<char*>(ptr<T>(t)), std::streamsize(t.nbytes())))
-      throw std::runtime_error(path + ": data shorter than shape " + shape_str(shape));
+    if (t.nbytes()) std::memcpy(ptr<T>(t), bytes.data() + 10 + header_len, t.nbytes());
   });
   return t;
 }

@@ -1,6 +1,6 @@
 // safetensors.cpp: reading and writing .safetensors files, the format Hugging
-// Face checkpoints keep their weights in, plus the small file helpers the
-// checkpoint code shares (whole-file reads, atomic writes, strict JSON).
+// Face checkpoints keep their weights in, plus the strict JSON parser the
+// checkpoint code shares (files.h does the reading and writing itself).
 //
 // The format (https://huggingface.co/docs/safetensors):
 //   8 bytes    N, the header's length, an unsigned little-endian integer
@@ -24,7 +24,9 @@
 #include <set>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 
 namespace glassllm {
 namespace detail {
@@ -55,79 +57,6 @@ Json parse_json_strict(std::string_view text) {
     // Mostly parse_error, but a number too large for a double ("1E400") is
     // an out_of_range error: both mean the text is not JSON we can use.
     throw std::invalid_argument(std::string("invalid JSON: ") + e.what());
-  }
-}
-
-// ---- files ---------------------------------------------------------------------------
-
-std::string read_file(const std::string& path) {
-  auto fail = [&](const std::string& why) {
-    return std::runtime_error(path + ": cannot read: " + why);
-  };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw fail(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw fail("not a regular file");
-  }
-  std::string bytes;
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      throw fail(std::strerror(err));
-    }
-    if (n == 0) break;
-    bytes.append(buf, std::size_t(n));
-  }
-  ::close(fd);
-  return bytes;
-}
-
-void write_file_atomically(const std::string& path, std::string_view bytes) {
-  const std::string tmp = path + ".tmp";
-  auto fail = [&](const std::string& what) {
-    int err = errno;
-    ::unlink(tmp.c_str());  // fails harmlessly if tmp is not a file
-    return std::runtime_error(path + ": cannot write: " + what + ": " +
-                              std::strerror(err));
-  };
-  // O_TRUNC: a stale .tmp left by an interrupted save is simply overwritten.
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;  // do not unlink: tmp may be something that is not ours
-    throw std::runtime_error(path + ": cannot write: opening " + tmp + ": " +
-                             std::strerror(err));
-  }
-  for (std::size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      auto e = fail("writing " + tmp);
-      ::close(fd);
-      throw e;
-    }
-    done += std::size_t(n);
-  }
-  // The data must be on disk before the rename makes it the file's content;
-  // otherwise a power cut could leave the new name with missing bytes.
-  if (::fsync(fd) != 0) {
-    auto e = fail("flushing " + tmp);
-    ::close(fd);
-    throw e;
-  }
-  if (::close(fd) != 0) throw fail("closing " + tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw fail("renaming " + tmp);
-  // Flush the directory entry too, so the rename itself survives a crash.
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
   }
 }
 
@@ -245,7 +174,7 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
         store_le(bytes, std::bit_cast<Bits>(p[i]), sizeof(T));
     });
   }
-  detail::write_file_atomically(path, bytes);
+  write_file_safely(path, bytes);
 }
 
 // ---- reading
@@ -396,7 +325,9 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
 }
 
 NamedTensors read_safetensors(const std::string& path) {
-  std::string bytes = detail::read_file(path);
+  // The whole file is read into memory: it may not be larger than memory.
+  std::string bytes =
+      read_regular_file(path, machine_memory_bytes(), "a weight file on this machine");
   return detail::read_safetensors_bytes(
       reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), path);
 }

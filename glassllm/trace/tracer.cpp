@@ -25,6 +25,7 @@
 
 #include "glassllm/engine/node.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/model/files.h"
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
 #include "glassllm/model/tokenizer.h"
@@ -653,24 +654,7 @@ std::string Tracer::to_json(int indent) const {
 }
 
 void Tracer::write(const std::string& path) const {
-  namespace fs = std::filesystem;
-  std::string text = to_json();
-  fs::path target(path), tmp = target;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
-    out << text;
-    if (!out.flush())
-      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
-                             ": " + ec.message());
-  }
+  write_file_safely(path, to_json());
 }
 
 }  // namespace glassllm

@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/budget.h"
+#include "glassllm/model/files.h"
 
 namespace glassllm {
 
@@ -124,11 +125,39 @@ class MixTask : public Task {
   std::vector<std::unique_ptr<Task>> tasks_;
 };
 
+// A text file's content, refused when it is not text: a NUL byte or bytes
+// that are not UTF-8 mean a binary file (an image, a checkpoint), and a
+// file whose characters are mostly outside the vocabulary would train on
+// the unknown token alone.
+std::string read_text_file(const std::string& path, const Tokenizer& tokenizer) {
+  // Each character becomes an 8-byte id, and batches copy windows of them.
+  const std::uint64_t limit = machine_memory_bytes() / 16;
+  std::string text = read_regular_file(path, limit, "a text file on this machine");
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_length(text, i);
+    if (len == 0 || text[i] == '\0')
+      throw std::invalid_argument(
+          "task text:" + path + ": not a text file (" +
+          (len == 0 ? "a byte that is not UTF-8" : std::string("a NUL byte")) +
+          " at offset " + std::to_string(i) + "); expected UTF-8 text");
+    i += len;
+  }
+  const std::size_t unknown = tokenizer.count_unknown(text);
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); i += utf8_length(text, i)) ++characters;
+  if (unknown * 2 > characters)
+    throw std::invalid_argument("task text:" + path + ": " + std::to_string(unknown) +
+                                " of its " + std::to_string(characters) +
+                                " characters are not in the tokenizer's vocabulary; "
+                                "expected text mostly in its alphabet");
+  return text;
+}
+
 // A text file: train on its first 90%, hold out the last 10%.
 class TextTask : public Task {
  public:
   TextTask(std::string path, const Tokenizer& tokenizer) : path_(std::move(path)) {
-    tokens_ = tokenizer.encode(detail::read_file(path_));
+    tokens_ = tokenizer.encode(read_text_file(path_, tokenizer));
     split_ = tokens_.size() - tokens_.size() / 10;
   }
   std::string name() const override { return "text:" + path_; }

@@ -23,6 +23,7 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 #include "glassllm/train/optim.h"
 
 namespace glassllm {
@@ -66,9 +67,9 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
   save_checkpoint(saving.string(), model, &tokenizer);
   write_safetensors((saving / kOptimizerFile).string(), optimizer.state(),
                     {{"optimizer", optimizer.name()}});
-  detail::write_file_atomically((saving / kMetricsFile).string(), metrics);
+  write_file_safely((saving / kMetricsFile).string(), metrics);
   // The state file last: a folder with it is a complete save.
-  detail::write_file_atomically((saving / kStateFile).string(), state.dump(2) + "\n");
+  write_file_safely((saving / kStateFile).string(), state.dump(2) + "\n");
   if (fs::exists(dir)) rename_or_throw(dir, previous);
   rename_or_throw(saving, dir);
   fsync_dir(dir.parent_path());  // make both renames durable before deleting anything
@@ -140,7 +141,8 @@ TrainOptions options_from_json(const Json& j, const std::string& out) {
 Json read_state(const std::string& out) {
   const fs::path file = fs::path(out) / kStateFile;
   try {
-    Json j = detail::parse_json_strict(detail::read_file(file.string()));
+    Json j = detail::parse_json_strict(
+        read_regular_file(file.string(), 64ull << 20, "a trainer state file"));
     if (j.value("format", "") != kStateFormat || j.value("version", 0) != kStateVersion)
       throw std::runtime_error("not a " + std::string(kStateFormat) + " version " +
                                std::to_string(kStateVersion) + " file");

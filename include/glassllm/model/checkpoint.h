@@ -45,6 +45,10 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
 struct Checkpoint {
   GlassLM model;
   std::optional<Tokenizer> tokenizer;  ///< absent when the folder has none
+  /// With allow_nonfinite: one line per weight holding nan or inf, e.g.
+  /// "ckpt/model.safetensors: weight 'lm_head.weight' has nan at index [3, 17]",
+  /// for the caller to warn with. Empty when every weight is finite.
+  std::vector<std::string> nonfinite;
 };
 
 /// Loads a checkpoint folder. Checks config.json (architecture, every needed
@@ -57,8 +61,12 @@ struct Checkpoint {
 /// are converted; otherwise the model has the file's dtype (float32 for F16
 /// and BF16; for a file mixing float32 and float64, config.json's torch_dtype).
 /// A missing glassllm_tokenizer.json gives no tokenizer; a broken one throws.
+/// A weight holding nan or inf throws, naming it and its first such element,
+/// unless allow_nonfinite (for teaching what they do); Checkpoint::nonfinite
+/// then lists them. Every file is read with read_regular_file (files.h).
 Checkpoint load_checkpoint(const std::string& dir,
-                           std::optional<DType> dtype = std::nullopt);
+                           std::optional<DType> dtype = std::nullopt,
+                           bool allow_nonfinite = false);
 
 /// config.json text for a model: the LlamaConfig keys architectures,
 /// model_type, hidden_size, intermediate_size, num_attention_heads,
