@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/blas_internal.h"
@@ -525,7 +526,9 @@ Command register_bench(CLI::App& app) {
       "bench",
       "Measure ops, matrix products and the model (prefill, decode, training step).");
   sub->add_flag("--json", a->json, "Print one flat JSON object of named figures");
-  sub->add_option("--runs", a->runs, "Repetitions per figure (default: each one's own)");
+  add_whole(sub, "--runs", a->runs, "Repetitions per figure (default: each one's own)", 1,
+            1000000)
+      ->default_str("");
   return {sub, [a] { return bench(*a); }};
 }
 

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checks.h"
 
@@ -14,10 +16,18 @@ namespace {
 struct CheckArgs {
   std::string dir;
   std::size_t prompt_len = 8, steps = 8;
+  bool allow_nonfinite = false;
 };
 
 int check(const CheckArgs& a) {
-  Checkpoint ckpt = load_checkpoint(a.dir);
+  Checkpoint ckpt = load_model("check", a.dir, std::nullopt, a.allow_nonfinite);
+  // The checks run a float64 copy of the model with a preallocated cache.
+  const Config& cfg = ckpt.model.config();
+  check_fits_in_memory("checking this model (a float64 copy and a cache of " +
+                           std::to_string(cfg.max_len) + " positions)",
+                       parameter_bytes(cfg, DType::float64) +
+                           preallocated_cache_bytes(cfg, DType::float64),
+                       "use a checkpoint with a smaller max_position_embeddings");
   ModelCheckOptions opt;
   opt.prompt_len = a.prompt_len;
   opt.steps = a.steps;
@@ -44,9 +54,9 @@ Command register_check(CLI::App& app) {
       "grouped, concat == preallocated cache, gradient check); non-zero exit on "
       "failure.");
   sub->add_option("dir", args->dir, "Checkpoint folder")->required();
-  sub->add_option("--prompt-len", args->prompt_len, "Tokens prefilled")
-      ->capture_default_str();
-  sub->add_option("--steps", args->steps, "Decode steps compared")->capture_default_str();
+  add_whole(sub, "--prompt-len", args->prompt_len, "Tokens prefilled", 1, kMaxSize);
+  add_whole(sub, "--steps", args->steps, "Decode steps compared", 0, kMaxSize);
+  add_allow_nonfinite(sub, args->allow_nonfinite);
   return {sub, [args] { return check(*args); }};
 }
 

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "glassllm/model/checkpoint.h"
 #include "glassllm/model/model.h"
 
 namespace CLI {
@@ -65,6 +67,18 @@ struct StackShape {
 /// One preallocated KVCache of ctx positions per layer, holding `filled`
 /// positions of random keys and values (the same random block in every layer).
 Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype);
+
+/// load_checkpoint for `command`: with allow_nonfinite, prints one warning
+/// line on stderr per weight holding nan or inf ("glassllm forward: warning:
+/// ckpt/model.safetensors: weight 'lm_head.weight' has nan at index [3, 17];
+/// outputs will not be finite"). cli/model.cpp.
+Checkpoint load_model(const std::string& command, const std::string& dir,
+                      std::optional<DType> dtype, bool allow_nonfinite);
+/// The files of a checkpoint folder (and the folder): a command's outputs
+/// may not be any of them (refuse_output_over_inputs, files.h).
+std::vector<std::string> checkpoint_files(const std::string& dir);
+/// Adds --allow-nonfinite (load_model's allow_nonfinite) to a subcommand.
+void add_allow_nonfinite(CLI::App* sub, bool& flag);
 
 /// Parses "4,5,6" into ids; throws naming the bad entry.
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);

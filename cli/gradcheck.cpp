@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 
 namespace glassllm::cli {
 
@@ -69,9 +70,9 @@ Command register_gradcheck(CLI::App& app) {
       "Compare every op's backward with central finite differences in float64; "
       "exits non-zero if any check fails.");
   sub->add_option("--op", args->op, "Check only this op (e.g. softmax)");
-  sub->add_option("--eps", args->eps, "Finite-difference step")->capture_default_str();
-  sub->add_option("--atol", args->atol, "Absolute tolerance")->capture_default_str();
-  sub->add_option("--rtol", args->rtol, "Relative tolerance")->capture_default_str();
+  add_real(sub, "--eps", args->eps, "Finite-difference step", {0, 1, true});
+  add_real(sub, "--atol", args->atol, "Absolute tolerance", {0, 1e6});
+  add_real(sub, "--rtol", args->rtol, "Relative tolerance", {0, 1e6});
   return {sub, [args] { return gradcheck(*args); }};
 }
 

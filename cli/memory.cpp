@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {
@@ -101,6 +103,18 @@ int memory(const MemoryArgs& a) {
                                 ")");
   const std::size_t es = element_size(a.dtype);
   const double scale = double(es) / 4.0;  // recorded in float32
+  {
+    // What the recorded step allocates, in float32: every layer's K and V
+    // cache, the random block that fills them, repeat_kv's copies of one
+    // layer's K and V, and its scores and probabilities.
+    const double L = double(s.layers), H = double(s.heads), Hkv = double(s.kv_heads);
+    const double row = double(s.ctx) * double(s.head_dim) * 4;
+    check_fits_in_memory("recording a decode step of this shape (context " +
+                             std::to_string(s.ctx) + ", " + std::to_string(s.layers) +
+                             " layers)",
+                         (2 * L * Hkv + Hkv + 2 * H) * row + 2 * H * double(s.ctx) * 4,
+                         "choose a smaller --ctx or fewer --n-layers");
+  }
 
   StepFigures rep = decode_step(s, Attention::repeat_kv);
   StepFigures grp = decode_step(s, Attention::grouped);
@@ -143,13 +157,13 @@ Command register_memory(CLI::App& app) {
       "Bytes one decode step moves: the K/V cache, and what repeat_kv copies on each "
       "K/V path (counted on a recorded decode step).");
   sub->add_option("--preset", a->preset, "A model shape: exaone-4.0-1.2b");
-  sub->add_option("--n-layers", a->n_layers, "Transformer blocks")->capture_default_str();
-  sub->add_option("--n-heads", a->n_heads, "Query heads")->capture_default_str();
-  sub->add_option("--n-kv-heads", a->n_kv_heads, "Key/value heads")
-      ->capture_default_str();
-  sub->add_option("--head-dim", a->head_dim, "Head dimension")->capture_default_str();
-  sub->add_option("--ctx", a->ctx,
-                  "Positions in the cache (default: the preset's, else 128)");
+  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks", 1, kMaxSize);
+  add_whole(sub, "--n-heads", a->n_heads, "Query heads", 1, kMaxSize);
+  add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads", 1, kMaxSize);
+  add_whole(sub, "--head-dim", a->head_dim, "Head dimension", 1, kMaxSize);
+  add_whole(sub, "--ctx", a->ctx, "Positions in the cache (default: the preset's, else 128)",
+            1, kMaxSize)
+      ->default_str("");
   sub->add_option("--dtype", a->dtype, "float16, float32 or float64")
       ->capture_default_str();
   return {sub, [a] { return memory(*a); }};

@@ -1,15 +1,20 @@
 // model.cpp: `glassllm init`, `forward`, `grads` and `generate`: making a
 // checkpoint, and running one on token ids or on text.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
+#include "glassllm/model/files.h"
 #include "glassllm/model/npy.h"
 
 namespace glassllm::cli {
@@ -38,6 +43,26 @@ std::vector<std::int64_t> parse_ids(const std::string& text, const char* what) {
   return ids;
 }
 
+Checkpoint load_model(const std::string& command, const std::string& dir,
+                      std::optional<DType> dtype, bool allow_nonfinite) {
+  Checkpoint ckpt = load_checkpoint(dir, dtype, allow_nonfinite);
+  for (const std::string& line : ckpt.nonfinite)
+    std::cerr << "glassllm " << command << ": warning: " << printable(line)
+              << "; outputs will not be finite\n";
+  return ckpt;
+}
+
+std::vector<std::string> checkpoint_files(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  return {(root / "model.safetensors").string(), (root / "config.json").string(),
+          (root / "glassllm_tokenizer.json").string(), dir};
+}
+
+void add_allow_nonfinite(CLI::App* sub, bool& flag) {
+  sub->add_flag("--allow-nonfinite", flag,
+                "Load weights holding nan or inf (to see what they do); warns for each");
+}
+
 namespace {
 
 struct InitArgs {
@@ -52,11 +77,13 @@ struct InitArgs {
 struct ForwardArgs {
   std::string dir, tokens, out, attention = "repeat_kv";
   std::optional<std::string> dtype;
+  bool allow_nonfinite = false;
 };
 
 struct GradsArgs {
   std::string dir, tokens, targets, out, attention = "repeat_kv";
   std::optional<std::string> dtype;
+  bool allow_nonfinite = false;
 };
 
 struct GenerateArgs {
@@ -64,13 +91,19 @@ struct GenerateArgs {
   std::size_t max_new_tokens = 64, top_k = 0;
   double temperature = 0.0;
   std::uint64_t seed = 0;
+  bool allow_nonfinite = false;
 };
 
-Checkpoint load(const std::string& dir, const std::optional<std::string>& dtype,
-                const std::string& attention) {
-  Checkpoint ckpt =
-      load_checkpoint(dir, dtype ? std::optional(parse_dtype(*dtype)) : std::nullopt);
-  ckpt.model.attention = parse_attention(attention);
+// Every option is checked (names, the output path) before the checkpoint is
+// read, so a typo costs nothing.
+Checkpoint load(const std::string& command, const std::string& dir,
+                const std::optional<std::string>& dtype, const std::string& attention,
+                bool allow_nonfinite) {
+  const Attention path = parse_attention(attention);
+  const std::optional<DType> as =
+      dtype ? std::optional(parse_dtype(*dtype)) : std::nullopt;
+  Checkpoint ckpt = load_model(command, dir, as, allow_nonfinite);
+  ckpt.model.attention = path;
   return ckpt;
 }
 
@@ -85,7 +118,19 @@ int init(const InitArgs& a) {
   cfg.d_ff = a.d_ff;
   cfg.max_len = a.max_len;
   cfg.validate();
-  GlassLM model(cfg, a.seed, parse_dtype(a.dtype));
+  const DType dtype = parse_dtype(a.dtype);
+  // Never over a checkpoint (or a run) the user already has.
+  for (const char* file : {"config.json", "model.safetensors"})
+    if (std::filesystem::exists(std::filesystem::path(a.out) / file))
+      throw std::invalid_argument("--out " + a.out + " already holds a checkpoint (" +
+                                  file + "); choose a new folder");
+  // The weights, and their bytes once more while they are written.
+  check_fits_in_memory("a model of these sizes (vocab " + std::to_string(cfg.vocab_size) +
+                           ", d_model " + std::to_string(cfg.d_model) + ", " +
+                           std::to_string(cfg.n_layers) + " layers, d_ff " +
+                           std::to_string(cfg.d_ff) + ")",
+                       2 * parameter_bytes(cfg, dtype), "choose smaller sizes");
+  GlassLM model(cfg, a.seed, dtype);
   // The character tokenizer fits only its own vocabulary size; a model of
   // another size is saved without one (commands taking token ids need none).
   bool with_tokenizer = cfg.vocab_size == tokenizer.vocab_size();
@@ -99,8 +144,9 @@ int init(const InitArgs& a) {
 }
 
 int forward(const ForwardArgs& a) {
-  Checkpoint ckpt = load(a.dir, a.dtype, a.attention);
+  refuse_output_over_inputs("--out", a.out, checkpoint_files(a.dir));
   std::vector<std::int64_t> tokens = parse_ids(a.tokens, "--tokens");
+  Checkpoint ckpt = load("forward", a.dir, a.dtype, a.attention, a.allow_nonfinite);
   Tensor logits;
   {
     no_grad guard;
@@ -114,13 +160,26 @@ int forward(const ForwardArgs& a) {
 }
 
 int grads(const GradsArgs& a) {
-  Checkpoint ckpt = load(a.dir, a.dtype, a.attention);
+  refuse_output_over_inputs("--out", a.out, checkpoint_files(a.dir));
   std::vector<std::int64_t> tokens = parse_ids(a.tokens, "--tokens");
   std::vector<std::int64_t> targets = parse_ids(a.targets, "--targets");
   if (targets.size() != tokens.size())
     throw std::invalid_argument("grads: " + std::to_string(tokens.size()) +
                                 " tokens but " + std::to_string(targets.size()) +
                                 " targets; give one target per token");
+  // -100 marks a position the loss ignores; with every position ignored the
+  // loss is 0 by convention and every gradient is 0: not what anyone wants.
+  if (std::all_of(targets.begin(), targets.end(), [](auto t) { return t == -100; }))
+    throw std::invalid_argument(
+        "--targets: every target is -100 (ignored); give at least one token id");
+  Checkpoint ckpt = load("grads", a.dir, a.dtype, a.attention, a.allow_nonfinite);
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    if (targets[i] != -100 &&
+        (targets[i] < 0 || std::uint64_t(targets[i]) >= ckpt.model.config().vocab_size))
+      throw std::invalid_argument(
+          "--targets: " + std::to_string(targets[i]) + " at position " +
+          std::to_string(i) + " is not a token id; expected 0 to " +
+          std::to_string(ckpt.model.config().vocab_size - 1) + ", or -100 to ignore it");
   NamedTensors params = ckpt.model.named_parameters();
   for (auto& [name, w] : params) w.requires_grad_();
   Tensor loss = ckpt.model.loss({tokens}, {targets});
@@ -135,12 +194,26 @@ int grads(const GradsArgs& a) {
 }
 
 int generate(const GenerateArgs& a) {
-  Checkpoint ckpt = load(a.dir, std::nullopt, a.attention);
+  if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
+  const CacheMode cache_mode = parse_cache_mode(a.cache);
+  Checkpoint ckpt = load("generate", a.dir, std::nullopt, a.attention, a.allow_nonfinite);
+  {
+    // A preallocated cache holds max_len positions from the start; a
+    // concatenated one grows to at most max_len.
+    const Config& cfg = ckpt.model.config();
+    Config used = cfg;
+    if (cache_mode == CacheMode::concat)
+      used.max_len = std::min<std::size_t>(cfg.max_len, a.prompt.size() + a.max_new_tokens);
+    check_fits_in_memory("the K/V cache of " + std::to_string(used.max_len) +
+                             " positions (max_position_embeddings " +
+                             std::to_string(cfg.max_len) + ")",
+                         preallocated_cache_bytes(used, ckpt.model.dtype()),
+                         "use a checkpoint with a smaller max_position_embeddings");
+  }
   if (!ckpt.tokenizer)
     throw std::invalid_argument(
         "generate: " + a.dir + " has no glassllm_tokenizer.json; text needs a tokenizer");
   const Tokenizer& tok = *ckpt.tokenizer;
-  if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
   if (std::size_t unknown = tok.count_unknown(a.prompt))
     std::fprintf(stderr,
                  "generate: %zu character(s) of the prompt are not in the vocabulary; "
@@ -151,14 +224,14 @@ int generate(const GenerateArgs& a) {
   opt.temperature = a.temperature;
   opt.top_k = a.top_k;
   opt.seed = a.seed;
-  opt.cache_mode = parse_cache_mode(a.cache);
-  if (a.temperature < 0)
-    throw std::invalid_argument("generate: --temperature must be >= 0");
+  opt.cache_mode = cache_mode;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
                                          out.end());
-  std::cout << tok.decode(prompt) << tok.decode(continuation) << "\n";
+  // The tokenizer's text comes from a file: no control character reaches
+  // the terminal (newlines and tabs are text).
+  std::cout << printable(tok.decode(prompt) + tok.decode(continuation), true) << "\n";
   return 0;
 }
 
@@ -169,17 +242,17 @@ Command register_init(CLI::App& app) {
   CLI::App* sub =
       app.add_subcommand("init", "Write a randomly initialised checkpoint folder.");
   sub->add_option("--out", a->out, "Checkpoint folder to write")->required();
-  sub->add_option("--vocab-size", a->vocab_size,
-                  "Vocabulary size (default: the character tokenizer's)");
-  sub->add_option("--d-model", a->d_model, "Residual width")->capture_default_str();
-  sub->add_option("--n-layers", a->n_layers, "Transformer blocks")->capture_default_str();
-  sub->add_option("--n-heads", a->n_heads, "Query heads")->capture_default_str();
-  sub->add_option("--n-kv-heads", a->n_kv_heads,
-                  "Key/value heads (must divide --n-heads)")
-      ->capture_default_str();
-  sub->add_option("--d-ff", a->d_ff, "Hidden width of the MLP")->capture_default_str();
-  sub->add_option("--max-len", a->max_len, "Longest window")->capture_default_str();
-  sub->add_option("--seed", a->seed, "Initialisation seed")->capture_default_str();
+  add_whole(sub, "--vocab-size", a->vocab_size,
+            "Vocabulary size (default: the character tokenizer's)", 1, kMaxSize)
+      ->default_str("");
+  add_whole(sub, "--d-model", a->d_model, "Residual width", 1, kMaxSize);
+  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks", 1, kMaxSize);
+  add_whole(sub, "--n-heads", a->n_heads, "Query heads", 1, kMaxSize);
+  add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads (must divide --n-heads)",
+            1, kMaxSize);
+  add_whole(sub, "--d-ff", a->d_ff, "Hidden width of the MLP", 1, kMaxSize);
+  add_whole(sub, "--max-len", a->max_len, "Longest window", 1, kMaxSize);
+  add_whole(sub, "--seed", a->seed, "Initialisation seed", 0, UINT64_MAX);
   sub->add_option("--dtype", a->dtype, "float32 or float64")->capture_default_str();
   return {sub, [a] { return init(*a); }};
 }
@@ -193,6 +266,7 @@ Command register_forward(CLI::App& app) {
   sub->add_option("--out", a->out, "Output .npy file")->required();
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_option("--dtype", a->dtype, "Convert the weights to float32 or float64");
+  add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return forward(*a); }};
 }
 
@@ -208,6 +282,7 @@ Command register_grads(CLI::App& app) {
   sub->add_option("--out", a->out, "Output .safetensors file")->required();
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_option("--dtype", a->dtype, "Convert the weights to float32 or float64");
+  add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return grads(*a); }};
 }
 
@@ -216,15 +291,15 @@ Command register_generate(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("generate", "Continue a text prompt.");
   sub->add_option("dir", a->dir, "Checkpoint folder (with its tokenizer)")->required();
   sub->add_option("--prompt", a->prompt, "Text to continue")->required();
-  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate")
-      ->capture_default_str();
-  sub->add_option("--temperature", a->temperature, "0: greedy; > 0: sample")
-      ->capture_default_str();
-  sub->add_option("--top-k", a->top_k, "Sample among the k most likely tokens (0: all)")
-      ->capture_default_str();
-  sub->add_option("--seed", a->seed, "Sampling seed")->capture_default_str();
+  add_whole(sub, "--max-new-tokens", a->max_new_tokens, "Tokens to generate", 0,
+            kMaxNewTokens);
+  add_real(sub, "--temperature", a->temperature, "0: greedy; > 0: sample", {0, 100});
+  add_whole(sub, "--top-k", a->top_k, "Sample among the k most likely tokens (0: all)", 0,
+            kMaxSize);
+  add_whole(sub, "--seed", a->seed, "Sampling seed", 0, UINT64_MAX);
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_option("--cache", a->cache, "concat or preallocated")->capture_default_str();
+  add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return generate(*a); }};
 }
 

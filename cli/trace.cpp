@@ -3,6 +3,7 @@
 // recorded, and write the trace as JSON (docs/trace.schema.json) and/or as
 // the attention inspector's self-contained page with the trace inside it.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +13,10 @@
 #include <stdexcept>
 
 #include "cli/cli.h"
+#include "cli/options.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
+#include "glassllm/model/files.h"
 #include "glassllm/trace/tracer.h"
 
 #ifndef GLASSLLM_SOURCE_DIR
@@ -47,7 +51,7 @@ struct TraceArgs {
   std::string prompt, out, html, attention = "repeat_kv", layers, heads;
   std::size_t steps = 16, top_k = 5;
   int precision = 6;
-  bool grads = false;
+  bool grads = false, allow_nonfinite = false;
 };
 
 std::vector<std::size_t> parse_indices(const std::string& text, const char* what,
@@ -61,28 +65,6 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
     out.push_back(std::size_t(v));
   }
   return out;
-}
-
-// Writes `text` to `path` through a temporary file and a rename, so a reader
-// never sees half a page.
-void write_atomically(const std::string& path, std::string_view text) {
-  namespace fs = std::filesystem;
-  fs::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
-    out.write(text.data(), std::streamsize(text.size()));
-    if (!out.flush())
-      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
-                             ": " + ec.message());
-  }
 }
 
 }  // namespace
@@ -120,19 +102,41 @@ std::string trace_page(std::string_view trace_json) {
 namespace {
 
 int trace(const TraceArgs& a) {
-  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
-  Checkpoint ckpt = load_checkpoint(dir);
-  GlassLM& model = ckpt.model;
-  model.attention = parse_attention(a.attention);
-  if (!ckpt.tokenizer)
-    throw std::invalid_argument(
-        "trace: " + dir + " has no glassllm_tokenizer.json; a text prompt needs one");
+  // Everything the command line says is checked before the model is read.
   if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
   if (a.out.empty() && a.html.empty())
     throw std::invalid_argument(
         "trace: nowhere to write; pass --out FILE.json, --html FILE.html "
         "or both");
+  if (!a.out.empty() && !a.html.empty() && same_file(a.out, a.html))
+    throw std::invalid_argument("--out and --html are the same file " + a.out +
+                                "; give each its own path");
+  const Attention attention = parse_attention(a.attention);
+  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
+  for (const std::string* path : {&a.out, &a.html})
+    if (!path->empty())
+      refuse_output_over_inputs(path == &a.out ? "--out" : "--html", *path,
+                                checkpoint_files(dir));
+  Checkpoint ckpt = load_model("trace", dir, std::nullopt, a.allow_nonfinite);
+  GlassLM& model = ckpt.model;
+  model.attention = attention;
+  if (!ckpt.tokenizer)
+    throw std::invalid_argument(
+        "trace: " + dir + " has no glassllm_tokenizer.json; a text prompt needs one");
   const Config& cfg = model.config();
+  {
+    // Each step keeps its attention snapshots: per layer and head, T x T
+    // probabilities for the prefill, then up to max_len per decode step, as
+    // doubles and again as JSON text (about 20 bytes a number).
+    const double T = std::min<double>(double(cfg.max_len), double(a.prompt.size()));
+    const double keys = std::min<double>(double(cfg.max_len), T + double(a.steps));
+    const double per_head = T * T + double(a.steps) * keys;
+    check_fits_in_memory(
+        "a trace of " + std::to_string(a.steps) + " steps",
+        28.0 * per_head * double(cfg.n_layers) * double(cfg.n_heads) * (a.grads ? 2 : 1) +
+            preallocated_cache_bytes(cfg, model.dtype()),
+        "trace fewer --steps, or fewer --layers and --heads");
+  }
   TraceOptions opt;
   opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
   opt.heads = parse_indices(a.heads, "--heads", cfg.n_heads);
@@ -153,7 +157,7 @@ int trace(const TraceArgs& a) {
   };
   std::vector<std::int64_t> out = model.generate(prompt, gen);
   if (!a.out.empty()) tracer.write(a.out);
-  if (!a.html.empty()) write_atomically(a.html, trace_page(tracer.to_json()));
+  if (!a.html.empty()) write_file_safely(a.html, trace_page(tracer.to_json()));
 
   std::size_t decode = 0, resets = 0;
   for (const TraceStep& s : tracer.steps()) {
@@ -167,10 +171,10 @@ int trace(const TraceArgs& a) {
     std::printf(
         "wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu "
         "bytes\n",
-        path.c_str(), tracer.steps().size(), decode, resets,
+        printable(path).c_str(), tracer.steps().size(), decode, resets,
         attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
   }
-  std::cout << "continuation: " << tok.decode(continuation) << "\n";
+  std::cout << "continuation: " << printable(tok.decode(continuation), true) << "\n";
   return 0;
 }
 
@@ -188,18 +192,16 @@ Command register_trace(CLI::App& app) {
   sub->add_option("--html", a->html,
                   "Also (or instead) write the inspector as one self-contained .html "
                   "page holding the trace");
-  sub->add_option("--steps", a->steps, "Decode steps after the prefill")
-      ->capture_default_str();
+  add_whole(sub, "--steps", a->steps, "Decode steps after the prefill", 0, 100000);
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_flag("--grads", a->grads,
                 "Also record d log p(next token) / d snapshot for every snapshot");
   sub->add_option("--layers", a->layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
   sub->add_option("--heads", a->heads,
                   "Query heads to snapshot, e.g. 0,2 (default: all)");
-  sub->add_option("--precision", a->precision, "Significant digits (0: exact)")
-      ->capture_default_str();
-  sub->add_option("--top-k", a->top_k, "Next-token candidates per step")
-      ->capture_default_str();
+  add_whole(sub, "--precision", a->precision, "Significant digits (0: exact)", 0, 17);
+  add_whole(sub, "--top-k", a->top_k, "Next-token candidates per step", 1, kMaxSize);
+  add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return trace(*a); }};
 }
 

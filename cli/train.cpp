@@ -5,19 +5,24 @@
 // Exit statuses of train: 0 when every step is done; 130 after Ctrl-C
 // (SIGINT) and 143 after SIGTERM, the shell's 128 + signal, even though the
 // run was saved cleanly: a script running `glassllm train ... && next` must
-// not go on as if training had finished; 1 for an error or a non-finite loss.
+// not go on as if training had finished; 1 for a non-finite loss; 2 to 5
+// for errors, as for every command (main.cpp).
 #include "glassllm/train/train.h"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "glassllm/fast/blas.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
+#include "glassllm/model/files.h"
 
 namespace glassllm::cli {
 
@@ -43,53 +48,91 @@ struct EvalArgs {
   std::optional<std::uint64_t> seed;
   std::size_t batches = 8, batch_size = 16;
   std::optional<int> threads;
+  bool allow_nonfinite = false;
 };
 
+// Text for an override message: 0.001, 16, "adamw".
 template <class T>
-void set_if(T& field, const std::optional<T>& flag) {
-  if (flag) field = *flag;
+std::string text_of(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  } else {
+    return std::to_string(v);
+  }
 }
 
 int train(const TrainArgs& a) {
-  if (a.threads) set_blas_threads(*a.threads);
+  const std::string out = run_folder(a.out);
   TrainOptions o;
-  // With --resume the run's own options are the defaults; flags override.
-  const bool has_run =
-      std::filesystem::exists(std::filesystem::path(a.out) / "trainer_state.json") ||
-      std::filesystem::exists(a.out + ".previous");
+  // With --resume the run's own options are the defaults; flags override,
+  // each with a message. The options are read from OUT or, after a save cut
+  // short, OUT.previous; train() itself recovers the folder, under its lock.
+  namespace fs = std::filesystem;
+  const std::string state = "trainer_state.json";
+  const bool in_out = fs::exists(fs::path(out) / state);
+  const bool in_previous = fs::exists(fs::path(out + ".previous") / state);
   if (a.resume) {
-    if (!has_run)
-      throw std::invalid_argument("--resume: " + a.out +
+    if (!in_out && !in_previous)
+      throw std::invalid_argument("--resume: " + out +
                                   " holds no training run; start one without --resume");
-    recover_run_folder(a.out);
-    o = saved_options(a.out);
+    o = saved_options(in_out ? out : out + ".previous");
   } else if (!a.task) {
     throw std::invalid_argument(
         "train: --task is required (copy, reverse, sort, add, mix or text:FILE)");
   }
-  o.out = a.out;
-  set_if(o.task, a.task);
-  set_if(o.optimizer, a.optimizer);
+  o.out = out;
+  // Options a run may change on resume are reported when changed; the
+  // others (task, seed, dtype, optimizer, sizes) must equal the run's, and
+  // train() refuses them with their own message.
+  auto set = [&](const char* flag, auto& field, const auto& given, bool may_change = true) {
+    if (!given) return;
+    if (a.resume && may_change && *given != field)
+      std::cerr << "glassllm train: " << flag << " " << printable(text_of(*given))
+                << " overrides the run's " << printable(text_of(field)) << "\n";
+    field = *given;
+  };
+  set("--task", o.task, a.task, false);
+  set("--optimizer", o.optimizer, a.optimizer, false);
   if (a.dtype) o.dtype = parse_dtype(*a.dtype);
-  set_if(o.steps, a.steps);
-  set_if(o.batch_size, a.batch_size);
-  set_if(o.warmup, a.warmup);
-  set_if(o.log_every, a.log_every);
-  set_if(o.eval_every, a.eval_every);
-  set_if(o.eval_batches, a.eval_batches);
-  set_if(o.save_every, a.save_every);
-  set_if(o.lr, a.lr);
-  set_if(o.min_lr_ratio, a.min_lr_ratio);
-  set_if(o.weight_decay, a.weight_decay);
-  set_if(o.momentum, a.momentum);
-  set_if(o.clip, a.clip);
-  set_if(o.seed, a.seed);
-  set_if(o.model.d_model, a.d_model);
-  set_if(o.model.n_layers, a.n_layers);
-  set_if(o.model.n_heads, a.n_heads);
-  set_if(o.model.n_kv_heads, a.n_kv_heads);
-  set_if(o.model.d_ff, a.d_ff);
-  set_if(o.model.max_len, a.max_len);
+  set("--steps", o.steps, a.steps);
+  set("--batch-size", o.batch_size, a.batch_size);
+  set("--warmup", o.warmup, a.warmup);
+  set("--log-every", o.log_every, a.log_every);
+  set("--eval-every", o.eval_every, a.eval_every);
+  set("--eval-batches", o.eval_batches, a.eval_batches);
+  set("--save-every", o.save_every, a.save_every);
+  set("--lr", o.lr, a.lr);
+  set("--min-lr-ratio", o.min_lr_ratio, a.min_lr_ratio);
+  set("--weight-decay", o.weight_decay, a.weight_decay);
+  set("--momentum", o.momentum, a.momentum);
+  set("--clip", o.clip, a.clip);
+  set("--seed", o.seed, a.seed, false);
+  set("--d-model", o.model.d_model, a.d_model, false);
+  set("--n-layers", o.model.n_layers, a.n_layers, false);
+  set("--n-heads", o.model.n_heads, a.n_heads, false);
+  set("--n-kv-heads", o.model.n_kv_heads, a.n_kv_heads, false);
+  set("--d-ff", o.model.d_ff, a.d_ff, false);
+  set("--max-len", o.model.max_len, a.max_len, false);
+  // The thread count changes the last digits of every product: a new run
+  // records the one it uses (GLASSLLM_THREADS or every core unless
+  // --threads), a resumed run uses the one it was trained with.
+  if (a.threads && a.resume && o.threads > 0 && *a.threads != o.threads)
+    std::cerr << "glassllm train: --threads " << *a.threads << " overrides the run's "
+              << o.threads << "; losses will differ in the last digits from a run that "
+              << "never stopped\n";
+  if (a.threads) {
+    o.threads = *a.threads;
+  } else if (!a.resume || o.threads == 0) {
+    try {
+      o.threads = blas_info().threads;
+    } catch (const std::runtime_error&) {
+      o.threads = 0;  // no OpenBLAS: nothing to record
+    }
+  }
 
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   TrainResult r = glassllm::train(o, a.resume, std::cout, terminal);
@@ -106,7 +149,12 @@ int train(const TrainArgs& a) {
 
 int eval(const EvalArgs& a) {
   if (a.threads) set_blas_threads(*a.threads);
-  Checkpoint ckpt = load_checkpoint(a.dir);
+  Checkpoint ckpt = load_model("eval", a.dir, std::nullopt, a.allow_nonfinite);
+  check_fits_in_memory("evaluating batches of " + std::to_string(a.batch_size) + " x " +
+                           std::to_string(ckpt.model.config().max_len) + " tokens",
+                       training_step_bytes(ckpt.model.config(), ckpt.model.dtype(),
+                                           a.batch_size),
+                       "use a smaller --batch-size");
   if (!ckpt.tokenizer)
     throw std::invalid_argument("eval: " + a.dir +
                                 " has no glassllm_tokenizer.json; tasks are text");
@@ -142,34 +190,42 @@ Command register_train(CLI::App& app) {
       ->required();
   sub->add_flag("--resume", a->resume,
                 "Continue the run in --out; flags given override its saved options");
-  sub->add_option("--steps", a->steps, "Total optimizer steps (default 2000)");
-  sub->add_option("--batch-size", a->batch_size, "Rows per step (default 16)");
-  sub->add_option("--lr", a->lr, "Peak learning rate (default 1e-3)");
-  sub->add_option("--warmup", a->warmup, "Linear warm-up steps (default 100)");
-  sub->add_option("--min-lr-ratio", a->min_lr_ratio,
-                  "Cosine decays to lr * this (default 0.1)");
+  add_whole(sub, "--steps", a->steps, "Total optimizer steps (default 2000)", 1,
+            kMaxSteps);
+  add_whole(sub, "--batch-size", a->batch_size, "Rows per step (default 16)", 1, kMaxSize);
+  add_real(sub, "--lr", a->lr, "Peak learning rate (default 1e-3)", {0, 1000, true});
+  add_whole(sub, "--warmup", a->warmup, "Linear warm-up steps (default 100)", 0,
+            kMaxSteps);
+  add_real(sub, "--min-lr-ratio", a->min_lr_ratio,
+           "Cosine decays to lr * this (default 0.1)", {0, 1});
   sub->add_option("--optimizer", a->optimizer, "adamw or sgd (default adamw)");
-  sub->add_option("--weight-decay", a->weight_decay,
-                  "AdamW decoupled decay; SGD L2 (default 0.1)");
-  sub->add_option("--momentum", a->momentum, "SGD momentum (default 0.9)");
-  sub->add_option("--clip", a->clip, "Max global gradient norm, <= 0: off (default 1)");
-  sub->add_option("--seed", a->seed, "Initialisation and data seed (default 0)");
+  add_real(sub, "--weight-decay", a->weight_decay,
+           "AdamW decoupled decay; SGD L2 (default 0.1)", {0, 1000});
+  add_real(sub, "--momentum", a->momentum, "SGD momentum (default 0.9)", {0, 1});
+  add_real(sub, "--clip", a->clip, "Max global gradient norm, 0: off (default 1)",
+           {0, 1e30});
+  add_whole(sub, "--seed", a->seed, "Initialisation and data seed (default 0)", 0,
+            UINT64_MAX);
   sub->add_option("--dtype", a->dtype, "float32 or float64 (default float32)");
-  sub->add_option("--log-every", a->log_every, "Metrics line every N steps (default 10)");
-  sub->add_option("--eval-every", a->eval_every,
-                  "Held-out evaluation every N steps (default 100)");
-  sub->add_option("--eval-batches", a->eval_batches,
-                  "Held-out batches per evaluation (default 4)");
-  sub->add_option("--save-every", a->save_every,
-                  "Checkpoint every N steps (default 500)");
-  sub->add_option("--d-model", a->d_model, "Residual width (default 128)");
-  sub->add_option("--n-layers", a->n_layers, "Transformer blocks (default 4)");
-  sub->add_option("--n-heads", a->n_heads, "Query heads (default 4)");
-  sub->add_option("--n-kv-heads", a->n_kv_heads, "Key/value heads (default 2)");
-  sub->add_option("--d-ff", a->d_ff, "Hidden width of the MLP (default 384)");
-  sub->add_option("--max-len", a->max_len, "Tokens per row (default 128)");
-  sub->add_option("--threads", a->threads,
-                  "BLAS threads (default: GLASSLLM_THREADS or every core)");
+  add_whole(sub, "--log-every", a->log_every, "Metrics line every N steps (default 10)",
+            1, kMaxSteps);
+  add_whole(sub, "--eval-every", a->eval_every,
+            "Held-out evaluation every N steps, 0: only at the end (default 100)", 0,
+            kMaxSteps);
+  add_whole(sub, "--eval-batches", a->eval_batches,
+            "Held-out batches per evaluation (default 4)", 1, kMaxSize);
+  add_whole(sub, "--save-every", a->save_every,
+            "Checkpoint every N steps, 0: only at the end (default 500)", 0, kMaxSteps);
+  add_whole(sub, "--d-model", a->d_model, "Residual width (default 128)", 1, kMaxSize);
+  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks (default 4)", 1, kMaxSize);
+  add_whole(sub, "--n-heads", a->n_heads, "Query heads (default 4)", 1, kMaxSize);
+  add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads (default 2)", 1,
+            kMaxSize);
+  add_whole(sub, "--d-ff", a->d_ff, "Hidden width of the MLP (default 384)", 1, kMaxSize);
+  add_whole(sub, "--max-len", a->max_len, "Tokens per row (default 128)", 1, kMaxSize);
+  add_whole(sub, "--threads", a->threads,
+            "BLAS threads (default: the run's, else GLASSLLM_THREADS or every core)", 1,
+            kMaxThreads);
   return {sub, [a] { return train(*a); }};
 }
 
@@ -179,10 +235,12 @@ Command register_eval(CLI::App& app) {
       "eval", "Print a checkpoint's held-out loss and exact-match accuracy.");
   sub->add_option("dir", a->dir, "Checkpoint folder")->required();
   sub->add_option("--task", a->task, "Task (default: the run's)");
-  sub->add_option("--seed", a->seed, "Data seed (default: the run's, else 0)");
-  sub->add_option("--batches", a->batches, "Held-out batches")->capture_default_str();
-  sub->add_option("--batch-size", a->batch_size, "Rows per batch")->capture_default_str();
-  sub->add_option("--threads", a->threads, "BLAS threads");
+  add_whole(sub, "--seed", a->seed, "Data seed (default: the run's, else 0)", 0,
+            UINT64_MAX);
+  add_whole(sub, "--batches", a->batches, "Held-out batches", 1, kMaxSize);
+  add_whole(sub, "--batch-size", a->batch_size, "Rows per batch", 1, kMaxSize);
+  add_whole(sub, "--threads", a->threads, "BLAS threads", 1, kMaxThreads);
+  add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return eval(*a); }};
 }
 

@@ -2,6 +2,10 @@
 // repeats an uninterrupted run bit for bit, an interrupted save loses
 // nothing, and a run is never overwritten silently. Runs single-threaded
 // (set_blas_threads(1)): results repeat bit for bit only for one thread count.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,12 +24,15 @@ namespace {
 // A fresh, empty place for a run; removed again by the destructor.
 struct TempRun {
   explicit TempRun(const std::string& name)
-      : path((fs::temp_directory_path() / ("glassllm_test_" + name)).string()) {
+      : path((fs::temp_directory_path() /
+              ("glassllm_test_" + name + "_" + std::to_string(::getpid())))
+                 .string()) {
     clean();
   }
   ~TempRun() { clean(); }
   void clean() {
-    for (const char* suffix : {"", ".saving", ".previous"}) fs::remove_all(path + suffix);
+    for (const char* suffix : {"", ".saving", ".previous", ".lock"})
+      fs::remove_all(path + suffix);
   }
   std::string path;
 };
@@ -144,7 +151,9 @@ TEST_CASE("an interrupted save never loses the last good checkpoint") {
   REQUIRE(train(o, false, out).status == TrainStatus::interrupted);
 
   SUBCASE("a half-written OUT.saving is deleted") {
+    // A save writes its mark first, so an unfinished one carries it.
     fs::create_directories(run.path + ".saving");
+    std::ofstream(run.path + ".saving/.glassllm-run") << "mark";
     std::ofstream(run.path + ".saving/model.safetensors") << "half a file";
     recover_run_folder(run.path);
     CHECK(!fs::exists(run.path + ".saving"));
@@ -153,6 +162,7 @@ TEST_CASE("an interrupted save never loses the last good checkpoint") {
   SUBCASE("a save cut between its two renames: OUT.previous only") {
     fs::rename(run.path, run.path + ".previous");
     fs::create_directories(run.path + ".saving");  // the new one, possibly incomplete
+    std::ofstream(run.path + ".saving/.glassllm-run") << "mark";
     recover_run_folder(run.path);
     CHECK(fs::exists(fs::path(run.path) / "trainer_state.json"));
     CHECK(!fs::exists(run.path + ".previous"));
@@ -180,6 +190,61 @@ TEST_CASE("a run is never overwritten, and resume refuses other model sizes") {
   CHECK_THROWS_WITH_AS(train(wider, true, out),
                        doctest::Contains("was trained with --d-model 16, not 32"),
                        std::invalid_argument);
+}
+
+TEST_CASE("train touches only folders it made, and one training at a time") {
+  set_blas_threads(1);
+  TempRun run("folders");
+  std::ostringstream out;
+  // A user's own folder named like train's temporary one: refused, kept.
+  fs::create_directories(run.path + ".saving");
+  std::ofstream(run.path + ".saving/notes.txt") << "mine";
+  CHECK_THROWS_WITH_AS(train(tiny(run.path, 2), false, out),
+                       doctest::Contains(".saving exists but was not made by glassllm "
+                                         "train; move it away"),
+                       std::invalid_argument);
+  CHECK(fs::exists(run.path + ".saving/notes.txt"));
+  CHECK(!fs::exists(run.path));
+  fs::remove_all(run.path + ".saving");
+
+  // A finished run records its thread count; "OUT/" is OUT.
+  TrainOptions o = tiny(run.path + "/", 2);
+  o.threads = 1;
+  REQUIRE(train(o, false, out).status == TrainStatus::finished);
+  CHECK(saved_options(run.path).threads == 1);
+  CHECK(fs::exists(fs::path(run.path) / ".glassllm-run"));
+  CHECK(!fs::exists(run.path + "/.saving"));
+
+  // recover_run_folder leaves an unmarked OUT.previous alone.
+  fs::create_directories(run.path + ".previous");
+  std::ofstream(run.path + ".previous/notes.txt") << "mine";
+  recover_run_folder(run.path);
+  CHECK(fs::exists(run.path + ".previous/notes.txt"));
+  CHECK_THROWS_WITH_AS(train(tiny(run.path, 4), true, out),
+                       doctest::Contains(".previous exists but was not made by glassllm "
+                                         "train"),
+                       std::invalid_argument);
+  fs::remove_all(run.path + ".previous");
+
+  // While another process holds the lock, a second training stops at once.
+  int fd = ::open((run.path + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);
+  CHECK_THROWS_WITH_AS(train(tiny(run.path, 4), true, out),
+                       doctest::Contains("another glassllm train is using this run"),
+                       std::invalid_argument);
+  ::close(fd);
+  CHECK(train(tiny(run.path, 4), true, out).status == TrainStatus::finished);
+}
+
+TEST_CASE("run_folder: trailing slashes go, '.' and '..' become absolute") {
+  CHECK(run_folder("runs/a/") == "runs/a");
+  CHECK(run_folder("runs//a//") == "runs/a");
+  CHECK(run_folder("./a") == "a");
+  CHECK(run_folder(".") == fs::current_path().string());
+  CHECK(run_folder("x/..") == fs::current_path().string());
+  CHECK_THROWS_AS(run_folder(""), std::invalid_argument);
+  CHECK_THROWS_AS(run_folder("/"), std::invalid_argument);
 }
 
 TEST_CASE("a non-finite loss stops before the update and keeps the last checkpoint") {

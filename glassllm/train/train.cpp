@@ -7,20 +7,25 @@
 #include "glassllm/train/train.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 
 #include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/model/files.h"
@@ -36,6 +41,10 @@ namespace {
 constexpr const char* kStateFile = "trainer_state.json";
 constexpr const char* kOptimizerFile = "optimizer.safetensors";
 constexpr const char* kMetricsFile = "metrics.jsonl";
+// Every folder train creates carries this file; it touches (renames,
+// deletes) only folders that do, so a user's own "run.saving" or
+// "run.previous" is never lost.
+constexpr const char* kMarkFile = ".glassllm-run";
 constexpr const char* kStateFormat = "glassllm-trainer-state";
 constexpr int kStateVersion = 1;
 
@@ -47,6 +56,26 @@ void fsync_dir(const fs::path& dir) {
     ::fsync(fd);
     ::close(fd);
   }
+}
+
+// A folder train made: it carries the mark, or (a run saved before marks
+// existed) a trainer_state.json.
+bool marked(const fs::path& dir) {
+  std::error_code ec;
+  return !fs::is_symlink(dir, ec) && fs::is_directory(dir, ec) &&
+         (fs::is_regular_file(dir / kMarkFile, ec) ||
+          fs::is_regular_file(dir / kStateFile, ec));
+}
+
+// Removes a folder train made; anything else there is refused, not removed.
+void remove_marked(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir, ec))) return;
+  if (!marked(dir))
+    throw std::invalid_argument(dir.string() +
+                                " exists but was not made by glassllm train; move it "
+                                "away (train never deletes what it did not make)");
+  fs::remove_all(dir);
 }
 
 void rename_or_throw(const fs::path& from, const fs::path& to) {
@@ -63,18 +92,63 @@ void rename_or_throw(const fs::path& from, const fs::path& to) {
 void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tokenizer,
               const Optimizer& optimizer, const Json& state, const std::string& metrics) {
   const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
-  fs::remove_all(saving);
+  remove_marked(saving);
+  fs::create_directories(saving);
+  write_file_safely((saving / kMarkFile).string(),
+                    "A training run's folder, made by glassllm train.\n");
   save_checkpoint(saving.string(), model, &tokenizer);
   write_safetensors((saving / kOptimizerFile).string(), optimizer.state(),
                     {{"optimizer", optimizer.name()}});
   write_file_safely((saving / kMetricsFile).string(), metrics);
   // The state file last: a folder with it is a complete save.
   write_file_safely((saving / kStateFile).string(), state.dump(2) + "\n");
+  remove_marked(previous);  // a leftover of an earlier save's cleanup
+  // The first save may find OUT as an empty folder the user made: it goes
+  // (rmdir removes only an empty folder); a folder with anything in it that
+  // train did not make stops the save.
+  std::error_code ec;
+  if (fs::exists(dir) && !marked(dir) && !fs::remove(dir, ec))
+    throw std::invalid_argument(out + ": is not a training run and not empty; " +
+                                "choose another --out");
   if (fs::exists(dir)) rename_or_throw(dir, previous);
   rename_or_throw(saving, dir);
   fsync_dir(dir.parent_path());  // make both renames durable before deleting anything
-  fs::remove_all(previous);
+  remove_marked(previous);
 }
+
+// An exclusive lock on OUT.lock (a file beside OUT: OUT itself is replaced
+// by every save) for as long as the run trains, so that two trainings on
+// one folder cannot take turns renaming it. The kernel drops the lock when
+// the process ends, however it ends; the empty file stays.
+class RunLock {
+ public:
+  explicit RunLock(const std::string& out) : path_(out + ".lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                 0644);
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+      const int err = errno;
+      if (fd_ >= 0) ::close(fd_);
+      throw std::runtime_error(path_ + ": cannot lock the run (" +
+                               (S_ISREG(st.st_mode) || fd_ < 0 ? std::strerror(err)
+                                                               : "not a regular file") +
+                               "); train needs a lock file there");
+    }
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd_);
+      throw std::invalid_argument(out +
+                                  ": another glassllm train is using this run (its lock " +
+                                  path_ + " is held); wait for it or choose another --out");
+    }
+  }
+  ~RunLock() { ::close(fd_); }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 bool holds_run(const fs::path& dir) {
   return fs::exists(dir / kStateFile);
@@ -105,6 +179,7 @@ Json options_json(const TrainOptions& o) {
           {"eval_every", o.eval_every},
           {"eval_batches", o.eval_batches},
           {"save_every", o.save_every},
+          {"threads", o.threads},
           {"model", config_json(o.model)}};
 }
 
@@ -127,6 +202,7 @@ TrainOptions options_from_json(const Json& j, const std::string& out) {
   o.eval_every = j.at("eval_every").get<std::size_t>();
   o.eval_batches = j.at("eval_batches").get<std::size_t>();
   o.save_every = j.at("save_every").get<std::size_t>();
+  o.threads = j.value("threads", 0);  // runs saved before it was recorded: 0
   const Json& m = j.at("model");
   o.model.d_model = m.at("d_model").get<std::size_t>();
   o.model.n_layers = m.at("n_layers").get<std::size_t>();
@@ -182,12 +258,15 @@ void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
 // The lines of metrics.jsonl whose "step" is at most `step`: on resume, the
 // lines written after the checkpoint belong to steps that will be redone.
 std::string metrics_up_to(const std::string& file, std::size_t step) {
-  std::ifstream in(file);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return "";
+  std::istringstream in(read_regular_file(file, 1ull << 30, "a metrics file"));
   std::string kept, line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("step")) continue;
+    if (j.is_discarded() || !j.contains("step") || !j["step"].is_number_unsigned())
+      continue;
     if (j["step"].get<std::size_t>() <= step) kept += line + "\n";
   }
   return kept;
@@ -270,10 +349,28 @@ std::string fixed(double v, int digits) {
 
 void recover_run_folder(const std::string& out) {
   const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
-  if (!fs::exists(dir) && fs::exists(previous)) rename_or_throw(previous, dir);
-  fs::remove_all(saving);
-  if (fs::exists(dir)) fs::remove_all(previous);
+  // Only folders train made are renamed or removed: a user's own folder
+  // named like them is left as it is.
+  if (!fs::exists(dir) && marked(previous)) rename_or_throw(previous, dir);
+  if (marked(saving)) fs::remove_all(saving);
+  if (marked(dir) && marked(previous)) fs::remove_all(previous);
 }
+
+std::string run_folder(const std::string& out) {
+  if (out.empty()) throw std::invalid_argument("--out is empty; name the run's folder");
+  // "run/" and "run//" are "run": OUT.saving must be a sibling of OUT, not
+  // a hidden ".saving" inside it.
+  std::string s = fs::path(out).lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  fs::path p(s);
+  // ".", ".." and "/" have no name to add ".saving" to: use the full path.
+  if (p.filename() == "." || p.filename() == ".." || p == p.root_path())
+    p = fs::weakly_canonical(fs::absolute(p));
+  if (p == p.root_path())
+    throw std::invalid_argument("--out " + out + ": a run cannot be the root folder");
+  return p.string();
+}
+
 
 TrainOptions saved_options(const std::string& out) {
   if (!holds_run(out))
@@ -359,10 +456,27 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
   if (o.steps == 0 || o.batch_size == 0)
     throw std::invalid_argument("train: --steps and --batch-size must be positive");
   if (o.log_every == 0) o.log_every = 1;
+  o.out = run_folder(o.out);
+  if (o.threads > 0) set_blas_threads(o.threads);
+  check_fits_in_memory("training this model on batches of " +
+                           std::to_string(o.batch_size) + " x " +
+                           std::to_string(o.model.max_len) + " tokens",
+                       training_step_bytes(o.model, o.dtype, o.batch_size),
+                       "use a smaller --batch-size, --max-len or model");
   std::unique_ptr<Task> task = make_task(o.task, tokenizer);
   // Fail now, not after the first save, if the rows cannot hold an example.
   make_batch(*task, tokenizer, o.seed, 0, 1, o.model.max_len, Split::train);
 
+  // From here on the folders are ours: no other training may touch them.
+  RunLock lock(o.out);
+  for (const char* suffix : {".saving", ".previous"}) {
+    const fs::path p(o.out + suffix);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(p, ec)) && !marked(p))
+      throw std::invalid_argument(p.string() +
+                                  " exists but was not made by glassllm train; move it "
+                                  "away (train never deletes what it did not make)");
+  }
   const fs::path dir(o.out);
   std::size_t step = 0;  // steps done
   std::string metrics;   // metrics.jsonl so far, saved with each checkpoint
@@ -381,7 +495,7 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
     optimizer->load_state(read_safetensors((dir / kOptimizerFile).string()));
     metrics = metrics_up_to((dir / kMetricsFile).string(), step);
   } else {
-    if (holds_run(dir) || fs::exists(o.out + ".previous"))
+    if (holds_run(dir) || marked(o.out + ".previous"))
       throw std::invalid_argument(o.out +
                                   ": a training run exists; pass --resume to continue "
                                   "it or choose another --out");
@@ -412,9 +526,9 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
   auto log_metrics = [&](const Json& j) {
     std::string line = j.dump() + "\n";
     metrics += line;
-    std::ofstream f(dir / kMetricsFile,
-                    std::ios::app);  // live, for plotting during the run
-    f << line;
+    // Live, for plotting during the run; written whole each time, like
+    // every file, so a full disk never leaves half a line.
+    write_file_safely((dir / kMetricsFile).string(), metrics);
   };
   auto clear_line = [&] {
     if (terminal) out << "\r\033[K";

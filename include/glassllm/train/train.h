@@ -24,6 +24,11 @@
 // Saving writes a complete OUT.saving/, renames OUT to OUT.previous, renames
 // OUT.saving to OUT and removes OUT.previous, so a crash at any moment leaves
 // the last good checkpoint in OUT or OUT.previous; resuming recovers it.
+// Every folder train makes holds a mark, .glassllm-run, and train renames or
+// deletes only folders with the mark (or a trainer_state.json): a user's own
+// folder called OUT.saving or OUT.previous is refused, never removed. While
+// a run trains it holds an exclusive lock (flock) on the file OUT.lock,
+// beside OUT, so a second training on the same folder stops at once.
 // The data state is only the step number (make_batch is a pure function of
 // it), so a resumed run computes the same losses, bit for bit, as one that
 // never stopped (with the same BLAS thread count).
@@ -66,6 +71,10 @@ struct TrainOptions {
   /// Stop after this many steps have been done in total, saving, as an
   /// interruption would (0: run to `steps`). For tests and time-boxed runs.
   std::size_t stop_after = 0;
+  /// BLAS threads per matrix product (0: leave the current setting). Saved
+  /// with the run: the thread count changes the order of additions inside
+  /// products, so a resume with another count differs in the last digits.
+  int threads = 0;
   Config model;  ///< sizes; vocab_size 0 means the character tokenizer's
 };
 
@@ -91,6 +100,8 @@ struct TrainResult {
 /// runs: the current step finishes, the run is saved, and it returns
 /// `interrupted`.
 ///
+/// OUT is normalised first (run_folder). The memory a step needs
+/// (budget.h) is checked before anything is made (TooLarge).
 /// Without `resume`, OUT must not exist or be an empty folder; an OUT holding
 /// a run throws "OUT: a training run exists; pass --resume to continue it or
 /// choose another --out". With `resume`, a missing OUT is recovered from
@@ -133,6 +144,13 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
 /// What resuming does first: if OUT is missing and OUT.previous exists,
 /// renames it back to OUT; removes a leftover OUT.saving (an unfinished save)
 /// and a leftover OUT.previous (a finished save whose cleanup was cut short).
+/// Only folders train made (marked) are renamed or removed.
 void recover_run_folder(const std::string& out);
+
+/// A run folder's path as train uses it: "run/" and "run//" are "run", and
+/// ".", ".." or a path ending in them become the absolute folder they name,
+/// so that OUT.saving, OUT.previous and OUT.lock are siblings of OUT. Throws
+/// std::invalid_argument for "" and "/".
+std::string run_folder(const std::string& out);
 
 }  // namespace glassllm
