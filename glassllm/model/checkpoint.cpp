@@ -272,7 +272,7 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
                                 std::to_string(model.config().vocab_size));
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error(dir + ": cannot create the folder: " + ec.message());
+  if (ec) throw WriteError(dir + ": cannot write: cannot create the folder: " + ec.message());
   const fs::path root(dir);
   // transformers refuses safetensors files without {"format": "pt"}.
   write_safetensors((root / kWeightsFile).string(), model.named_parameters(),

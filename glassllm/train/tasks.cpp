@@ -136,7 +136,7 @@ std::string read_text_file(const std::string& path, const Tokenizer& tokenizer) 
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t len = utf8_length(text, i);
     if (len == 0 || text[i] == '\0')
-      throw std::invalid_argument(
+      throw std::runtime_error(
           "task text:" + path + ": not a text file (" +
           (len == 0 ? "a byte that is not UTF-8" : std::string("a NUL byte")) +
           " at offset " + std::to_string(i) + "); expected UTF-8 text");
@@ -146,7 +146,7 @@ std::string read_text_file(const std::string& path, const Tokenizer& tokenizer) 
   std::size_t characters = 0;
   for (std::size_t i = 0; i < text.size(); i += utf8_length(text, i)) ++characters;
   if (unknown * 2 > characters)
-    throw std::invalid_argument("task text:" + path + ": " + std::to_string(unknown) +
+    throw std::runtime_error("task text:" + path + ": " + std::to_string(unknown) +
                                 " of its " + std::to_string(characters) +
                                 " characters are not in the tokenizer's vocabulary; "
                                 "expected text mostly in its alphabet");

@@ -99,8 +99,9 @@ class Task {
 /// "text:FILE" (the file is read and encoded with `tokenizer` now; its
 /// characters outside the vocabulary become the unknown token). Throws
 /// std::invalid_argument for another name: "task: unknown task 'cpy'; expected
-/// copy, reverse, sort, add, mix or text:FILE", and std::runtime_error for an
-/// unreadable file.
+/// copy, reverse, sort, add, mix or text:FILE", and std::runtime_error for a
+/// file that is unreadable, not a regular file (files.h), not text (a NUL
+/// byte or bytes that are not UTF-8), or mostly outside the vocabulary.
 std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokenizer);
 
 /// A batch of batch_size rows of max_len tokens: a pure function of (seed,
