@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Builds the checkpoint fuzzer with clang++ (libFuzzer, AddressSanitizer,
-# UndefinedBehaviorSanitizer) in build-fuzz/ and runs it for N seconds
-# (default 60), starting from a copy of tests/data/checkpoint_corpus/.
-#   bash fuzz/run.sh        # 60 seconds
-#   bash fuzz/run.sh 600    # ten minutes
-# A crash stops the run and leaves the input in build-fuzz/crashes/; replay it
-# with build-fuzz/fuzz/fuzz_checkpoint build-fuzz/crashes/crash-..., add it
-# to tools/make_checkpoint_corpus.sh once fixed.
+# Builds the fuzz targets with clang++ (libFuzzer, AddressSanitizer,
+# UndefinedBehaviorSanitizer) in build-fuzz/ and runs each for N seconds
+# (default 60), starting from a copy of its corpus in the repository:
+#   fuzz_checkpoint  the safetensors reader (and config/tokenizer), tests/data/checkpoint_corpus/
+#   fuzz_config      config.json,                                  tests/data/fuzz/config/
+#   fuzz_tokenizer   glassllm_tokenizer.json and UTF-8,            tests/data/fuzz/tokenizer/
+#   fuzz_numbers     the command line's numbers and printable(),   tests/data/fuzz/numbers/
+#   bash fuzz/run.sh                     # every target, 60 seconds each
+#   bash fuzz/run.sh 600                 # ten minutes each
+#   bash fuzz/run.sh 60 fuzz_numbers     # one target
+# A crash stops the run and leaves the input in build-fuzz/crashes/<target>/;
+# replay it with build-fuzz/fuzz/<target> <file>, and add it to the target's
+# corpus once fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_numbers)
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGLASSLLM_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz --target fuzz_checkpoint -j"$(nproc)"
-# The fuzzer adds inputs to its corpus folder: work on a copy, so the
-# committed corpus stays as it is.
-mkdir -p build-fuzz/corpus build-fuzz/crashes
-cp tests/data/checkpoint_corpus/* build-fuzz/corpus/
-build-fuzz/fuzz/fuzz_checkpoint -max_total_time="$seconds" -max_len=4096 -timeout=10 \
-  -dict=fuzz/checkpoint.dict -artifact_prefix=build-fuzz/crashes/ -print_final_stats=1 \
-  build-fuzz/corpus
+cmake --build build-fuzz --target "${targets[@]}" -j"$(nproc)"
+for target in "${targets[@]}"; do
+  case $target in
+    fuzz_checkpoint) corpus=tests/data/checkpoint_corpus dict=(-dict=fuzz/checkpoint.dict) ;;
+    fuzz_config) corpus=tests/data/fuzz/config dict=(-dict=fuzz/checkpoint.dict) ;;
+    fuzz_tokenizer) corpus=tests/data/fuzz/tokenizer dict=() ;;
+    fuzz_numbers) corpus=tests/data/fuzz/numbers dict=() ;;
+    *) echo "unknown fuzz target $target" >&2; exit 2 ;;
+  esac
+  echo "== $target for $seconds s =="
+  # The fuzzer adds inputs to its corpus folder: work on a copy, so the
+  # committed corpus stays as it is.
+  rm -rf "build-fuzz/corpus/$target"
+  mkdir -p "build-fuzz/corpus/$target" "build-fuzz/crashes/$target"
+  cp "$corpus"/* "build-fuzz/corpus/$target/"
+  "build-fuzz/fuzz/$target" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    "${dict[@]}" -artifact_prefix="build-fuzz/crashes/$target/" -print_final_stats=1 \
+    "build-fuzz/corpus/$target"
+done
