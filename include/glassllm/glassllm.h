@@ -9,6 +9,7 @@
 #include "glassllm/engine/custom_op.h"
 #include "glassllm/engine/dtype.h"
 #include "glassllm/engine/gradcheck.h"
+#include "glassllm/engine/naive_matmul.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/engine/tensor.h"
 #include "glassllm/fast/blas.h"
