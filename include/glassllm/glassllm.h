@@ -18,3 +18,4 @@
 #include "glassllm/model/model.h"
 #include "glassllm/model/npy.h"
 #include "glassllm/model/tokenizer.h"
+#include "glassllm/reference/reference.h"
