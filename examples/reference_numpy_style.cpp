@@ -47,7 +47,8 @@ int main() {
   // doc:end model
 
   // doc:begin cache
-  // Prefill three tokens, then the fourth alone, through each one's own cache.
+  // Prefill three tokens, then the fourth alone, through the reference's cache,
+  // and compare with the last row of the full forward above.
   ReferenceCache cache = reference.new_cache();
   reference.forward({{4, 5, 6}}, &cache, 0);
   ReferenceLogits next = reference.forward({{7}}, &cache, 3);  // [1, 1, 16]
