@@ -13,6 +13,7 @@ packages=(
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing
   libvalijson-dev                            # JSON Schema validation (trace format test)
+  libicu-dev                                 # Unicode regexes and normalization (Hugging Face tokenizers)
   chromium                                   # the inspector's browser tests (tests/viewer/)
 )
 
