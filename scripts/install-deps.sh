@@ -8,6 +8,7 @@ packages=(
   g++ cmake make ccache                      # toolchain
   libxtensor-dev xtl-dev libxsimd-dev        # arrays
   libopenblas-dev                            # matrix products (opened at run time)
+  libxtensor-blas-dev                        # np.dot for glassllm/reference/
   nlohmann-json3-dev                         # JSON
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing

@@ -1,6 +1,7 @@
-// model.cpp: the whole GlassLM model in one file: its configuration checks,
-// the weights and their initialisation, the K/V cache, the forward pass in
-// the order of DESIGN.md's pseudo-code, the training loss, and generation.
+// model.cpp: the GlassLM model: its configuration checks, the weights and
+// their initialisation, the forward pass in the order of docs/design.md's
+// pseudo-code, and the training loss. The K/V cache is in kv_cache.cpp,
+// generation in generate.cpp.
 //
 // The forward is written with the engine's ops only (ops.h), so that every
 // step is recorded on the autograd tape and a backward through the whole
@@ -12,12 +13,7 @@
 // equivalences this file promises (cached == full, grouped == repeat_kv).
 #include "glassllm/model/model.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
-#include <optional>
-#include <random>
 #include <stdexcept>
 
 #include "glassllm/engine/ops.h"
@@ -65,125 +61,6 @@ Attention parse_attention(const std::string& name) {
   if (name == "grouped") return Attention::grouped;
   throw std::invalid_argument("attention: unknown path '" + name +
                               "'; expected repeat_kv or grouped");
-}
-
-const char* cache_mode_name(CacheMode m) {
-  return m == CacheMode::concat ? "concat" : "preallocated";
-}
-
-CacheMode parse_cache_mode(const std::string& name) {
-  if (name == "concat") return CacheMode::concat;
-  if (name == "preallocated") return CacheMode::preallocated;
-  throw std::invalid_argument("cache: unknown mode '" + name +
-                              "'; expected concat or preallocated");
-}
-
-// ---- the K/V cache ------------------------------------------------------------------
-
-KVCache::KVCache(CacheMode mode, std::size_t capacity)
-    : mode_(mode), capacity_(capacity) {
-  if (mode == CacheMode::preallocated && capacity == 0)
-    throw std::invalid_argument("KVCache: a preallocated cache needs a capacity > 0");
-}
-
-std::size_t KVCache::nbytes() const {
-  return (k_.defined() ? k_.nbytes() : 0) + (v_.defined() ? v_.nbytes() : 0);
-}
-
-void KVCache::clear() {
-  // Drop the buffers rather than reuse them: a graph recorded earlier may still
-  // read them, and overwriting them in place would change its inputs.
-  k_ = Tensor();
-  v_ = Tensor();
-  length_ = 0;
-}
-
-void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
-  if (!k_new.defined() || !v_new.defined())
-    throw std::invalid_argument("KVCache::append: k or v is undefined");
-  if (k_new.ndim() != 4 || k_new.shape() != v_new.shape())
-    throw std::invalid_argument(
-        "KVCache::append: expected k and v of one shape [B, Hkv, T, hd], got " +
-        shape_str(k_new.shape()) + " and " + shape_str(v_new.shape()));
-  if (k_new.dtype() != v_new.dtype())
-    throw std::invalid_argument("KVCache::append: k is " +
-                                std::string(dtype_name(k_new.dtype())) + " but v is " +
-                                dtype_name(v_new.dtype()));
-  const Shape& s = k_new.shape();
-  const std::size_t T = s[2];
-  if (length_ > 0 || k_.defined()) {
-    const Shape& held = k_.shape();
-    if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] ||
-        k_new.dtype() != k_.dtype())
-      throw std::invalid_argument(
-          "KVCache::append: new k/v " + shape_str(s) + " " + dtype_name(k_new.dtype()) +
-          " do not fit the cache's [B, Hkv, m, hd] = " + shape_str(held) + " " +
-          dtype_name(k_.dtype()) + "; B, Hkv, hd and dtype must match");
-  }
-
-  if (mode_ == CacheMode::concat) {
-    // [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
-    // time (the old one is copied). Detached: no gradient flows into history.
-    if (append_fn) {
-      // An append supplied at run time (model.h): check what it returns.
-      Shape want{s[0], s[1], length_ + T, s[3]};
-      auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
-        Tensor next = append_fn(held, fresh);
-        if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
-          throw std::invalid_argument(
-              std::string("KVCache::append: append_fn returned ") +
-              (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
-                              : std::string("an undefined tensor")) +
-              " for " + which + "; expected " + shape_str(want) + " " +
-              dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
-              " held positions then the " + std::to_string(T) + " new ones, axis 2)");
-        return next;
-      };
-      Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
-      k_ = k_next;
-      v_ = v_next;
-    } else if (!k_.defined()) {
-      k_ = k_new.detach();
-      v_ = v_new.detach();
-    } else {
-      k_ = concat({k_, k_new.detach()}, 2);
-      v_ = concat({v_, v_new.detach()}, 2);
-    }
-    length_ += T;
-    return;
-  }
-
-  // Preallocated: one [B, Hkv, capacity, hd] buffer of zeros, made on the
-  // first append, and the new positions copied into slots length_ ..
-  // length_+T-1 in place. The length is stored explicitly, never inferred from
-  // the contents (a key row may legitimately be all zeros).
-  if (length_ + T > capacity_)
-    throw std::invalid_argument("KVCache::append: " + std::to_string(T) +
-                                " new positions do not fit: the cache holds " +
-                                std::to_string(length_) + " of " +
-                                std::to_string(capacity_));
-  if (!k_.defined()) {
-    Shape buffer{s[0], s[1], capacity_, s[3]};
-    k_ = zeros(buffer, k_new.dtype());
-    v_ = zeros(buffer, k_new.dtype());
-  }
-  const std::size_t rows = s[0] * s[1], hd = s[3];
-  const std::size_t bytes = T * hd * dtype_size(k_new.dtype());
-  auto write = [&](Tensor& buffer, const Tensor& src, auto zero) {
-    using E = decltype(zero);
-    const E* from = src.data<E>();
-    E* to = buffer.mutable_data<E>();
-    for (std::size_t r = 0; r < rows; ++r)  // one contiguous [T, hd] run per (b, head)
-      std::memcpy(to + (r * capacity_ + length_) * hd, from + r * T * hd, bytes);
-  };
-  if (k_new.dtype() == DType::float32) {
-    write(k_, k_new, float{});
-    write(v_, v_new, float{});
-  } else {
-    write(k_, k_new, double{});
-    write(v_, v_new, double{});
-  }
-  length_ += T;
 }
 
 // ---- weights ---------------------------------------------------------------------
@@ -281,11 +158,6 @@ GlassLM GlassLM::to(DType dtype) const {
     t.requires_grad_();
   });
   return copy;
-}
-
-Cache GlassLM::new_cache(CacheMode mode) const {
-  std::size_t capacity = mode == CacheMode::preallocated ? cfg_.max_len : 0;
-  return Cache(cfg_.n_layers, KVCache(mode, capacity));
 }
 
 // ---- the forward pass ------------------------------------------------------------
@@ -509,99 +381,6 @@ Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const 
     flat.insert(flat.end(), targets[b].begin(), targets[b].end());
   }
   return cross_entropy(forward(tokens), flat, -100);  // [B, T, vocab_size] -> ()
-}
-
-// ---- generation ------------------------------------------------------------------
-
-namespace {
-
-// The last row of logits [1, T, V], as doubles.
-std::vector<double> last_logits(const Tensor& logits) {
-  const std::size_t V = logits.dim(-1), offset = logits.size() - V;
-  std::vector<double> row(V);
-  if (logits.dtype() == DType::float32)
-    std::copy_n(logits.data<float>() + offset, V, row.begin());
-  else
-    std::copy_n(logits.data<double>() + offset, V, row.begin());
-  return row;
-}
-
-// argmax, the lowest id among equal maxima.
-std::int64_t greedy(const std::vector<double>& logits) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < logits.size(); ++i)
-    if (logits[i] > logits[best]) best = i;
-  return i64(best);
-}
-
-// A draw from softmax(logits / temperature), restricted to the top_k largest
-// logits (all when top_k is 0). Ties in the top-k cut keep the lower ids.
-std::int64_t sample(const std::vector<double>& logits, double temperature,
-                    std::size_t top_k, std::mt19937_64& rng) {
-  std::vector<std::size_t> order(logits.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
-  if (top_k > 0 && top_k < order.size()) order.resize(top_k);
-  // p_i = exp((z_i - z_max) / temperature) / sum; z_max = logits[order[0]].
-  std::vector<double> weight(order.size());
-  double total = 0;
-  for (std::size_t i = 0; i < order.size(); ++i)
-    total += weight[i] = std::exp((logits[order[i]] - logits[order[0]]) / temperature);
-  double u = std::uniform_real_distribution<double>(0.0, total)(rng);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (u < weight[i]) return i64(order[i]);
-    u -= weight[i];
-  }
-  return i64(order.back());  // u rounded past the end: the last candidate
-}
-
-}  // namespace
-
-std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& prompt,
-                                            const GenerateOptions& options) const {
-  if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
-  for (std::size_t i = 0; i < prompt.size(); ++i)
-    if (prompt[i] < 0 || prompt[i] >= i64(cfg_.vocab_size))
-      throw std::invalid_argument("generate: token id " + std::to_string(prompt[i]) +
-                                  " at prompt position " + std::to_string(i) +
-                                  " is out of range [0, " +
-                                  std::to_string(cfg_.vocab_size) + ")");
-  if (!(options.temperature >= 0))
-    throw std::invalid_argument("generate: temperature must be >= 0, got " +
-                                std::to_string(options.temperature));
-  std::vector<std::int64_t> tokens = prompt;
-  if (options.max_new_tokens == 0) return tokens;
-  std::optional<no_grad> guard;
-  if (!options.record_graph) guard.emplace();
-  std::mt19937_64 rng(options.seed);
-  const std::size_t L = cfg_.max_len;
-
-  // (Re)fills the cache from the last max_len tokens, positions from 0.
-  Cache cache;
-  auto prefill = [&] {
-    cache = new_cache(options.cache_mode);
-    std::size_t from = tokens.size() > L ? tokens.size() - L : 0;
-    std::vector<std::int64_t> window(tokens.begin() + std::ptrdiff_t(from), tokens.end());
-    return forward(window, &cache, 0);
-  };
-
-  Tensor logits = prefill();
-  for (std::size_t step = 0; step < options.max_new_tokens; ++step) {
-    std::vector<double> z = last_logits(logits);
-    std::int64_t next = options.temperature == 0
-                            ? greedy(z)
-                            : sample(z, options.temperature, options.top_k, rng);
-    tokens.push_back(next);
-    if (options.on_step) options.on_step(logits, next);
-    if (step + 1 == options.max_new_tokens) break;  // no logits needed after the last
-    std::size_t held = cache[0].length();
-    if (held == L)
-      logits = prefill();  // full: rerun the last max_len tokens from position 0
-    else
-      logits = forward({next}, &cache, held);  // [1, 1, V]
-  }
-  return tokens;
 }
 
 }  // namespace glassllm
