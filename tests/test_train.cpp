@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh, empty place for a run; removed again by the destructor.
+// A fresh, empty place for a run; removed again by the destructor. The
+// process id keeps two test runs at once (two build folders) apart.
 struct TempRun {
   explicit TempRun(const std::string& name)
       : path((fs::temp_directory_path() /

@@ -42,7 +42,11 @@ void fsync_folder(const std::string& path) {
 
 }  // namespace
 
-std::string read_regular_file(const std::string& path, std::uint64_t max_bytes,
+RegularFile::~RegularFile() {
+  if (fd >= 0) ::close(fd);
+}
+
+RegularFile open_regular_file(const std::string& path, std::uint64_t max_bytes,
                               const char* kind) {
   auto fail = [&](const std::string& why) {
     return std::runtime_error(path + ": cannot read: " + why);
@@ -57,10 +61,7 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes,
   // makes that open return at once, and fstat on the descriptor decides.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) throw fail(std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  RegularFile file(fd, 0);
   if (::fstat(fd, &st) != 0) throw fail(std::strerror(errno));
   if (std::string what = not_regular(st); !what.empty())
     throw fail("it is " + what + "; expected a regular file");
@@ -69,17 +70,25 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes,
                std::to_string(max_bytes) + " " + kind + " may have");
   // Reads never block on a regular file; clear the flag all the same.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  file.size = std::uint64_t(st.st_size);
+  return file;
+}
+
+std::string read_regular_file(const std::string& path, std::uint64_t max_bytes,
+                              const char* kind) {
+  const RegularFile file = open_regular_file(path, max_bytes, kind);
   std::string bytes;
-  bytes.reserve(std::size_t(st.st_size));
+  bytes.reserve(std::size_t(file.size));
   char buf[1 << 16];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    ssize_t n = ::read(file.fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw fail(std::strerror(errno));
+    if (n < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
     if (n == 0) break;
     if (bytes.size() + std::size_t(n) > max_bytes)  // it grew while we read
-      throw fail("more than the " + std::to_string(max_bytes) + " bytes " + kind +
-                 " may have");
+      throw std::runtime_error(path + ": cannot read: more than the " +
+                               std::to_string(max_bytes) + " bytes " + kind +
+                               " may have");
     bytes.append(buf, std::size_t(n));
   }
   return bytes;

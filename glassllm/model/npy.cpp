@@ -3,12 +3,27 @@
 // Python dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 // padded with spaces and a newline so the data starts at a multiple of 64,
 // then the elements in C order.
+//
+// Writing is xtensor's xt::dump_npy, which produces exactly those bytes (the
+// same, byte for byte, as the writer this file used to hold, on float32 and
+// float64 arrays of shapes (), (3,), (0,), (2,3), (2,0,4), (1,3,98) and
+// (1000,3)); this file writes them with write_file_safely (files.h).
+//
+// Reading stays written by hand, because xt::load_npy (0.24) does not do
+// what read_npy promises: it needs the element type at compile time (a
+// '<f8' file read as float throws "Cast error: formats not matching"), so
+// the dtype would have to be parsed here anyway; it does not check that the
+// data is all there (a file cut short loads without an error, its missing
+// elements are whatever the buffer held: zeros when we tried); and its
+// errors do not name the file ("io error: failed to open a file.").
 #include "glassllm/model/npy.h"
 
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xnpy.hpp>
 
 #include "glassllm/engine/node.h"
 #include "glassllm/model/files.h"
@@ -17,27 +32,12 @@ namespace glassllm {
 
 void write_npy(const std::string& path, const Tensor& t) {
   check_defined("write_npy", t);
-  std::string shape = "(";
-  for (std::size_t d : t.shape()) shape += std::to_string(d) + ", ";
-  if (t.ndim() > 1)
-    shape.erase(shape.size() - 2);  // NumPy writes (3,) but (2, 3)
-  else if (t.ndim() == 1)
-    shape.erase(shape.size() - 1);
-  shape += ")";
-  std::string header = std::string("{'descr': '") +
-                       (t.dtype() == DType::float32 ? "<f4" : "<f8") +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
-  std::size_t total = 10 + header.size() + 1;  // magic(6) version(2) len(2) ... '\n'
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-
-  std::string bytes("\x93NUMPY\x01\x00", 8);  // magic, version 1.0
-  bytes += char(header.size() & 0xff);
-  bytes += char(header.size() >> 8);
-  bytes += header;
+  std::string bytes;  // the whole file: magic, version, header, data
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    bytes.append(reinterpret_cast<const char*>(ptr<T>(t)), t.nbytes());
+    bytes = xt::dump_npy(xt::adapt(ptr<T>(t), t.size(), xt::no_ownership(), t.shape()));
   });
+  // An existing file at `path` is replaced whole or not at all (files.h).
   write_file_safely(path, bytes);
 }
 
@@ -69,6 +69,7 @@ Tensor read_npy(const std::string& path) {
   const std::size_t max_elements = data_bytes / dtype_size(dtype);
   Shape shape;
   std::size_t elements = 1;
+  bool too_many = false, has_zero = false;
   std::string dims = header.substr(open + 10, close - open - 10);
   for (std::size_t i = 0; i < dims.size();) {
     if (dims[i] < '0' || dims[i] > '9') {
@@ -76,19 +77,26 @@ Tensor read_npy(const std::string& path) {
       continue;
     }
     std::size_t j = i, d = 0;
-    for (; j < dims.size() && dims[j] >= '0' && dims[j] <= '9'; ++j) {
-      d = d * 10 + std::size_t(dims[j] - '0');
-      if (d > max_elements) throw fail("shape (" + dims + ") is larger than its data");
-    }
+    constexpr std::size_t kHuge = std::size_t(1) << 62;  // more than any file holds
+    for (; j < dims.size() && dims[j] >= '0' && dims[j] <= '9'; ++j)
+      d = std::min(d * 10 + std::size_t(dims[j] - '0'), kHuge);  // never overflows
+    has_zero |= d == 0;
     if (d != 0 && elements > max_elements / d)
-      throw fail("shape (" + dims + ") is larger than its data");
-    elements *= d;
+      too_many = true;  // more elements than bytes, unless another dimension is 0
+    else
+      elements *= d;
     shape.push_back(d);
     i = j;
   }
-  if (elements * dtype_size(dtype) != data_bytes)
-    throw fail("data of " + std::to_string(data_bytes) + " bytes does not match shape " +
-               shape_str(shape));
+  if (has_zero) {
+    too_many = false;
+    elements = 0;
+  }
+  if (too_many || elements * dtype_size(dtype) != data_bytes)
+    throw fail(std::string(too_many || data_bytes < elements * dtype_size(dtype)
+                               ? "data shorter"
+                               : "data longer") +
+               " than shape " + shape_str(shape));
   Tensor t = empty(shape, dtype);
   dispatch(dtype, [&](auto zero) {
     using T = decltype(zero);

@@ -11,6 +11,7 @@
 // The reader trusts nothing in the file: every length and offset is checked
 // before a byte is read, and each problem has its own message.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,7 +25,6 @@
 #include <set>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/model/files.h"
 
@@ -324,12 +324,29 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
   return out;
 }
 
+// The file is memory-mapped rather than read into a buffer: its pages come
+// from the operating system's file cache as the tensors are copied out, and
+// are dropped again under memory pressure, so loading a checkpoint needs
+// memory for the model's tensors only, not for a second copy of the file
+// (a 1B-parameter bfloat16 checkpoint is 2.5 GB).
 NamedTensors read_safetensors(const std::string& path) {
-  // The whole file is read into memory: it may not be larger than memory.
-  std::string bytes =
-      read_regular_file(path, machine_memory_bytes(), "a weight file on this machine");
-  return detail::read_safetensors_bytes(
-      reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), path);
+  // Opened as every input is (files.h): a FIFO or a device is refused
+  // before it can block, and the size comes from the same descriptor.
+  const RegularFile file = open_regular_file(path);
+  const std::size_t size = std::size_t(file.size);
+  if (size == 0)  // mmap refuses an empty mapping; the parser names the problem
+    return detail::read_safetensors_bytes(nullptr, 0, path);
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (mapped == MAP_FAILED)
+    throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  ::madvise(mapped, size, MADV_SEQUENTIAL);  // read once, front to back
+  struct Unmap {
+    void* p;
+    std::size_t n;
+    ~Unmap() { ::munmap(p, n); }
+  } unmap{mapped, size};
+  return detail::read_safetensors_bytes(static_cast<const std::uint8_t*>(mapped), size,
+                                        path);
 }
 
 }  // namespace glassllm

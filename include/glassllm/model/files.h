@@ -30,6 +30,29 @@ std::string read_regular_file(const std::string& path,
                               std::uint64_t max_bytes = std::uint64_t(1) << 40,
                               const char* kind = "this file");
 
+/// A regular file open for reading (its descriptor closes with it) and its
+/// size: what read_regular_file reads from, and what the safetensors reader
+/// maps into memory.
+class RegularFile {
+ public:
+  int fd = -1;
+  std::uint64_t size = 0;
+  RegularFile(int fd, std::uint64_t size) : fd(fd), size(size) {}
+  RegularFile(RegularFile&& other) noexcept : fd(other.fd), size(other.size) {
+    other.fd = -1;
+  }
+  RegularFile(const RegularFile&) = delete;
+  RegularFile& operator=(const RegularFile&) = delete;
+  ~RegularFile();
+};
+
+/// Opens `path` as read_regular_file does (the type checked before the open
+/// and on the descriptor, the open non-blocking, the size limit), with the
+/// same errors.
+RegularFile open_regular_file(const std::string& path,
+                              std::uint64_t max_bytes = std::uint64_t(1) << 40,
+                              const char* kind = "this file");
+
 /// Writes `bytes` to `path` safely: into a new temporary file in the same
 /// folder (a fresh name, never an existing file), then flush, fsync, a
 /// checked close, and a rename over `path`. A reader sees the old file or
