@@ -7,13 +7,23 @@
 // `// doc:end REGION` (the markers themselves excluded), and a fenced block
 // preceded by
 //     <!-- output: examples/NAME.cpp -->
-// must equal what the built program BUILD/examples/NAME prints on stdout.
+// must match what the built program BUILD/examples/NAME prints on stdout.
+// "Match" is the rule in docs/README.md, "Contributing to the docs": text
+// exactly, floating-point numbers by their size (floats_match() below). The
+// marker may raise the rounding level for one block:
+//     <!-- output: examples/NAME.cpp, rounding level below 1e-4 -->
 //
 // Usage: doccheck SOURCE_DIR BUILD_DIR [--update]
 // Without --update it reports every stale block and exits 1; with --update it
-// rewrites the blocks in place (through a temporary file and a rename).
+// rewrites the stale blocks in place (through a temporary file and a rename)
+// and leaves the others as they are.
+#include <algorithm>
 #include <array>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -88,6 +98,132 @@ std::vector<std::string> program_output(const fs::path& build,
   return split_lines(text);
 }
 
+// ---- comparing a shown output block with the program's output ----------------
+//
+// The rule (docs/README.md, "Contributing to the docs"): outside numbers the
+// text must be identical; an integer (no '.' and no exponent) must be
+// identical; a floating-point number x shown on the page and y printed now
+// compare as
+//   - rounding level (|x| or |y| below the block's rounding level, 1e-6
+//     unless the marker says otherwise): by order of magnitude, so
+//     max(|x|,|y|) <= 10 * min(|x|,|y|) (signs ignored; zero, the noise
+//     vanishing, matches any rounding-level number). Such numbers are rounding noise
+//     whose digits depend on the CPU, the BLAS kernels and the compiler; their size does
+//     not.
+//   - otherwise: to the digits printed, |x - y| at most one unit in the last
+//     place the page shows (a value on a rounding boundary may print either way).
+
+constexpr double kRoundingLevel = 1e-6;
+
+struct Token {
+  std::string text;
+  bool number = false;    // a number standing alone (not part of a name like float64)
+  bool floating = false;  // has a '.' or an exponent
+  double value = 0;
+};
+
+bool name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+// Splits a line into numbers and the text between them.
+std::vector<Token> tokenize(const std::string& line) {
+  std::vector<Token> tokens;
+  std::string text;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    char c = line[i];
+    bool digit_next =
+        i + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[i + 1]));
+    bool starts = std::isdigit(static_cast<unsigned char>(c)) ||
+                  ((c == '-' || c == '+' || c == '.') && digit_next);
+    if (starts && (i == 0 || !name_char(line[i - 1]))) {
+      std::size_t end = i;
+      while (end < line.size() && std::strchr("0123456789.eE+-", line[end])) ++end;
+      // strtod takes the longest number in the span ("1e-10" out of "1e-10-"),
+      // and the number must not run into a name or another dot ("0.3.21").
+      std::string span = line.substr(i, end - i);
+      char* stop = nullptr;
+      double v = std::strtod(span.c_str(), &stop);
+      std::size_t len = std::size_t(stop - span.c_str());
+      bool alone = len > 0 && (i + len == line.size() || !name_char(line[i + len]));
+      if (alone) {
+        if (!text.empty()) tokens.push_back({text, false, false, 0});
+        text.clear();
+        std::string t = line.substr(i, len);
+        tokens.push_back({t, true, t.find_first_of(".eE") != std::string::npos, v});
+        i += len;
+        continue;
+      }
+    }
+    text += c;
+    ++i;
+  }
+  if (!text.empty()) tokens.push_back({text, false, false, 0});
+  return tokens;
+}
+
+// One unit in the last place of a number as printed: 1e-4 for "4.5911", 1 for
+// "3.6e+01" (36 shown to a tenth of its exponent's 10).
+double last_place(const std::string& printed) {
+  std::size_t e = printed.find_first_of("eE");
+  std::string mantissa = printed.substr(0, e);
+  int exponent = e == std::string::npos ? 0 : std::atoi(printed.c_str() + e + 1);
+  std::size_t dot = mantissa.find('.');
+  int decimals = dot == std::string::npos ? 0 : int(mantissa.size() - dot - 1);
+  return std::pow(10.0, exponent - decimals);
+}
+
+bool floats_match(const Token& shown, const Token& now, double rounding_level) {
+  double a = std::fabs(shown.value), b = std::fabs(now.value);
+  if (a < rounding_level || b < rounding_level) {
+    // Rounding noise can also vanish: zero matches any rounding-level number.
+    if (a == 0 || b == 0) return std::max(a, b) < rounding_level;
+    return std::max(a, b) <= 10 * std::min(a, b);
+  }
+  double ulp = std::max(last_place(shown.text), last_place(now.text));
+  return std::fabs(shown.value - now.value) <= ulp * (1 + 1e-9);
+}
+
+bool lines_match(const std::string& shown, const std::string& now,
+                 double rounding_level) {
+  if (shown == now) return true;
+  std::vector<Token> s = tokenize(shown), n = tokenize(now);
+  if (s.size() != n.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i].number != n[i].number || s[i].floating != n[i].floating) return false;
+    if (s[i].number && s[i].floating) {
+      if (!floats_match(s[i], n[i], rounding_level)) return false;
+    } else if (s[i].text != n[i].text) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool blocks_match(const std::vector<std::string>& shown,
+                  const std::vector<std::string>& now, double rounding_level) {
+  if (shown.size() != now.size()) return false;
+  for (std::size_t i = 0; i < shown.size(); ++i)
+    if (!lines_match(shown[i], now[i], rounding_level)) return false;
+  return true;
+}
+
+// "examples/NAME.cpp, rounding level below 1e-4" -> ref and level.
+double rounding_level_of(std::string& ref, const std::string& where) {
+  const std::string key = ", rounding level below ";
+  std::size_t at = ref.find(key);
+  if (at == std::string::npos) return kRoundingLevel;
+  std::string value = ref.substr(at + key.size());
+  ref = ref.substr(0, at);
+  char* end = nullptr;
+  double level = std::strtod(value.c_str(), &end);
+  if (end == value.c_str() || *end != '\0' || !(level > 0))
+    throw std::runtime_error(where + ": rounding level '" + value +
+                             "' is not a positive number (e.g. 1e-4)");
+  return level;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,6 +247,8 @@ int main(int argc, char** argv) {
         if (!quote && !output) continue;
         std::string ref = l.substr(l.find(": ") + 2);
         ref = ref.substr(0, ref.find(" -->"));
+        std::string where = entry.path().string() + ":" + std::to_string(i + 1);
+        double rounding_level = output ? rounding_level_of(ref, where) : 0;
         std::vector<std::string> expected;
         if (quote) {
           auto hash = ref.find('#');
@@ -131,7 +269,9 @@ int main(int argc, char** argv) {
         std::vector<std::string> shown(lines.begin() + std::ptrdiff_t(open + 1),
                                        lines.begin() + std::ptrdiff_t(close));
         ++checked;
-        if (shown != expected) {
+        bool same =
+            quote ? shown == expected : blocks_match(shown, expected, rounding_level);
+        if (!same) {
           ++stale;
           changed = true;
           std::cerr << entry.path().string() << ":" << open + 1 << ": block for '" << ref
@@ -139,7 +279,7 @@ int main(int argc, char** argv) {
                     << "\n";
         }
         out.push_back(lines[open]);
-        for (const auto& e : expected) out.push_back(e);
+        for (const auto& e : same ? shown : expected) out.push_back(e);
         out.push_back("```");
         i = close;
       }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# doccheck's comparison rule (docs/README.md, "Contributing to the docs") on
+# the small pages in tests/data/doccheck/: blocks whose numbers differ only
+# by rounding pass; every real change is reported; --update rewrites the
+# stale blocks and only those.
+# Usage: doccheck_rule.sh DOCCHECK
+set -uo pipefail
+doccheck=$1
+data="$(cd "$(dirname "$0")" && pwd)/data/doccheck"
+source "$(dirname "$0")/lib_cli.sh"
+
+out=$("$doccheck" "$data/pass" "$data/build" 2>&1) || fail "pass page reported stale: $out"
+[ "$out" = "doccheck: 3 blocks, 0 stale" ] || fail "pass page: $out"
+
+out=$("$doccheck" "$data/fail" "$data/build" 2>&1) && fail "fail page passed: $out"
+printf '%s\n' "$out" | grep -qx "doccheck: 9 blocks, 9 stale" || fail "fail page: $out"
+# Each stale block is named by the line of its opening fence.
+for line in 7 14 25 36 45 56 66 75 80; do
+  printf '%s\n' "$out" | grep -q "page.md:$line: block" || fail "block at line $line not reported: $out"
+done
+
+# --update on copies: the stale blocks become the program's output, and the
+# blocks that match by the rule keep the page's digits.
+cp -r "$data/pass" "$data/fail" "$work/"
+"$doccheck" "$work/pass" "$data/build" --update >/dev/null 2>&1 || fail "--update on the pass page"
+cmp -s "$work/pass/docs/page.md" "$data/pass/docs/page.md" || fail "--update changed a matching block"
+"$doccheck" "$work/fail" "$data/build" --update >/dev/null 2>&1 || fail "--update on the fail page"
+"$doccheck" "$work/fail" "$data/build" >/dev/null || fail "the fail page is still stale after --update"
+grep -q "max abs err 1.2e-02" "$work/fail/docs/page.md" || fail "--update did not write the new output"
+
+# A bad rounding level in a marker: one line naming the file, the value and what is allowed.
+mkdir -p "$work/bad/docs"
+printf '<!-- output: examples/numbers.cpp, rounding level below tiny -->\n```text\n```\n' \
+  >"$work/bad/docs/page.md"
+one_line_error "page.md:1: rounding level 'tiny' is not a positive number (e.g. 1e-4)" \
+  "$doccheck" "$work/bad" "$data/build"
+echo "doccheck_rule: OK"
