@@ -140,6 +140,6 @@ TEST_CASE("cblas_sdot and cblas_ddot (builtin shim) match hand-computed sums") {
   CHECK(cblas_ddot(3, x.data(), -1, y.data(), 1) == 28.0);  // 3*4 + 2*5 + 1*6
   CHECK(cblas_ddot(0, x.data(), 1, y.data(), 1) == 0.0);
   std::vector<float> xf{0.5f, -1.5f}, yf{2.0f, 4.0f};
-  CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), 1) == -5.0f);  // 1 - 6
-  CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), -1) == 0.0f);  // 0.5*4 - 1.5*2
+  CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), 1) == -5.0f);   // 1 - 6
+  CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), -1) == -1.0f);  // 0.5*4 - 1.5*2
 }
