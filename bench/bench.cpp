@@ -10,12 +10,14 @@
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run.
 // `glassllm bench --json` prints the same figures as one flat JSON object.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,6 +35,11 @@ namespace glassllm::cli {
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+struct BenchArgs {
+  bool json = false;
+  int runs = 0;  // 0: each benchmark's default
+};
 
 // Median over `runs` of the seconds one call of f takes, each run timing
 // `inner` calls back to back (so a call shorter than the clock's resolution
@@ -413,8 +420,6 @@ TracerFigures tracer_cost(int runs) {
   return f;
 }
 
-}  // namespace
-
 int bench(const BenchArgs& args) {
   bool json = args.json;
   BlasInfo info = blas_info();
@@ -600,6 +605,18 @@ int bench(const BenchArgs& args) {
   std::printf("  to_json of that step (ms)       %8.2f  (%.1f MB)\n", tr.to_json_ms,
               tr.json_bytes / 1e6);
   return 0;
+}
+
+}  // namespace
+
+Command register_bench(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "bench",
+      "Measure ops, matrix products and the model (prefill, decode, training step).");
+  sub->add_flag("--json", a->json, "Print one flat JSON object of named figures");
+  sub->add_option("--runs", a->runs, "Repetitions per figure (default: each one's own)");
+  return {sub, [a] { return bench(*a); }};
 }
 
 }  // namespace glassllm::cli

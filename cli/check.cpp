@@ -1,11 +1,20 @@
-// cli_check.cpp: `glassllm check`, the model's equivalence checks as a table.
+// check.cpp: `glassllm check`, the model's equivalence checks as a table.
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 
 #include "cli/cli.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checks.h"
 
 namespace glassllm::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::string dir;
+  std::size_t prompt_len = 8, steps = 8;
+};
 
 int check(const CheckArgs& a) {
   Checkpoint ckpt = load_checkpoint(a.dir);
@@ -23,6 +32,22 @@ int check(const CheckArgs& a) {
   }
   std::printf("%zu passed, %d failed\n", lines.size() - std::size_t(failed), failed);
   return failed ? 1 : 0;
+}
+
+}  // namespace
+
+Command register_check(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "check",
+      "Run the model's equivalence checks in float64 (incremental == full, repeat_kv == "
+      "grouped, concat == preallocated cache, gradient check); non-zero exit on "
+      "failure.");
+  sub->add_option("dir", args->dir, "Checkpoint folder")->required();
+  sub->add_option("--prompt-len", args->prompt_len, "Tokens prefilled")
+      ->capture_default_str();
+  sub->add_option("--steps", args->steps, "Decode steps compared")->capture_default_str();
+  return {sub, [args] { return check(*args); }};
 }
 
 }  // namespace glassllm::cli

@@ -1,98 +1,46 @@
-// cli.h (private): the command-line tool's subcommands. main.cpp parses the
-// arguments (it is the one file that includes CLI11) and calls one of these;
-// each returns the process's exit status and throws on bad input (main prints
-// the message on one line and exits 1).
+// cli.h (private): the command-line tool's subcommands. Each file of cli/
+// (and bench/bench.cpp) registers its subcommands on the tool's CLI::App,
+// with their options, and runs them; main.cpp only calls the register_*
+// functions below, parses, and runs the one chosen. A command returns the
+// process's exit status and throws on bad input (main prints the message on
+// one line and exits 1).
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "glassllm/model/model.h"
 
+namespace CLI {
+class App;
+}
+
 namespace glassllm::cli {
 
-struct GradcheckArgs {
-  std::string op;  // "" = every op
-  double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
+/// A registered subcommand: `app` is CLI11's subcommand (true once the user
+/// chose it), `run` runs it with the options parsed into it.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
 };
-int gradcheck(const GradcheckArgs& args);
 
-struct InitArgs {
-  std::string out;
-  std::size_t vocab_size = 0;  // 0: the default tokenizer's
-  std::size_t d_model = 128, n_layers = 4, n_heads = 4, n_kv_heads = 2, d_ff = 384,
-              max_len = 128;
-  std::uint64_t seed = 0;
-  std::string dtype = "float32";
-};
-int init(const InitArgs& args);
+Command register_gradcheck(CLI::App& app);  // cli/gradcheck.cpp
+Command register_init(CLI::App& app);       // cli/model.cpp
+Command register_forward(CLI::App& app);    // cli/model.cpp
+Command register_grads(CLI::App& app);      // cli/model.cpp
+Command register_check(CLI::App& app);      // cli/check.cpp
+Command register_generate(CLI::App& app);   // cli/model.cpp
+Command register_trace(CLI::App& app);      // cli/trace.cpp
+Command register_memory(CLI::App& app);     // cli/memory.cpp
+Command register_bench(CLI::App& app);      // bench/bench.cpp
+Command register_train(CLI::App& app);      // cli/train.cpp
+Command register_eval(CLI::App& app);       // cli/train.cpp
 
-struct ForwardArgs {
-  std::string dir, tokens, out, attention = "repeat_kv";
-  std::optional<std::string> dtype;
-};
-int forward(const ForwardArgs& args);
-
-struct GradsArgs {
-  std::string dir, tokens, targets, out, attention = "repeat_kv";
-  std::optional<std::string> dtype;
-};
-int grads(const GradsArgs& args);
-
-struct CheckArgs {
-  std::string dir;
-  std::size_t prompt_len = 8, steps = 8;
-};
-int check(const CheckArgs& args);
-
-struct GenerateArgs {
-  std::string dir, prompt, attention = "repeat_kv", cache = "concat";
-  std::size_t max_new_tokens = 64, top_k = 0;
-  double temperature = 0.0;
-  std::uint64_t seed = 0;
-};
-int generate(const GenerateArgs& args);
-
-struct BenchArgs {
-  bool json = false;
-  int runs = 0;  // 0: each benchmark's default
-};
-int bench(const BenchArgs& args);
-
-// `train`: every option optional, so that --resume can tell the flags given
-// (which override the run's saved options) from the ones left out.
-struct TrainArgs {
-  std::string out;
-  std::optional<std::string> task, optimizer, dtype;
-  std::optional<std::size_t> steps, batch_size, warmup, log_every, eval_every,
-      eval_batches, save_every;
-  std::optional<double> lr, min_lr_ratio, weight_decay, momentum, clip;
-  std::optional<std::uint64_t> seed;
-  std::optional<std::size_t> d_model, n_layers, n_heads, n_kv_heads, d_ff, max_len;
-  std::optional<int> threads;
-  bool resume = false;
-};
-int train(const TrainArgs& args);
-
-struct EvalArgs {
-  std::string dir;
-  std::optional<std::string> task;  // default: the run's (trainer_state.json)
-  std::optional<std::uint64_t> seed;
-  std::size_t batches = 8, batch_size = 16;
-  std::optional<int> threads;
-};
-int eval(const EvalArgs& args);
-struct TraceArgs {
-  std::string dir;  // "": the bundled model
-  std::string prompt, out, html, attention = "repeat_kv", layers, heads;
-  std::size_t steps = 16, top_k = 5;
-  int precision = 6;
-  bool grads = false;
-};
-int trace(const TraceArgs& args);
+/// The help text of every --attention option.
+inline constexpr const char* attention_help = "K/V sharing path: repeat_kv or grouped";
 
 /// The attention inspector (viewer/) as one self-contained HTML page, with an
 /// empty <script type="application/json" id="trace"> element for a trace.
@@ -108,13 +56,6 @@ std::string trace_page(std::string_view trace_json);
 /// built from, else <prefix>/share/glassllm/models/demo beside an installed
 /// binary (<prefix>/bin/glassllm). Throws naming both places if neither exists.
 std::string bundled_model_dir();
-
-struct MemoryArgs {
-  std::string preset, dtype = "float32";
-  std::size_t n_layers = 4, n_heads = 4, n_kv_heads = 2, head_dim = 32;
-  std::size_t ctx = 0;  // 0: the preset's context, else 128
-};
-int memory(const MemoryArgs& args);
 
 /// The shape of an attention-only stack: what `glassllm memory` and the
 /// benchmark run one decode step of (batch 1).

@@ -1,13 +1,22 @@
-// cli_gradcheck.cpp: `glassllm gradcheck`, the built-in suite as a table.
+// gradcheck.cpp: `glassllm gradcheck`, the built-in suite as a table.
 #include "glassllm/engine/gradcheck.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <set>
 #include <stdexcept>
 
 #include "cli/cli.h"
 
 namespace glassllm::cli {
+
+namespace {
+
+struct GradcheckArgs {
+  std::string op;  // "" = every op
+  double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
+};
 
 int gradcheck(const GradcheckArgs& args) {
   const auto& cases = builtin_gradchecks();
@@ -49,6 +58,21 @@ int gradcheck(const GradcheckArgs& args) {
   std::printf("%d passed, %d failed (eps %g, atol %g, rtol %g, float64)\n", run - failed,
               failed, options.eps, options.atol, options.rtol);
   return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+Command register_gradcheck(CLI::App& app) {
+  auto args = std::make_shared<GradcheckArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "gradcheck",
+      "Compare every op's backward with central finite differences in float64; "
+      "exits non-zero if any check fails.");
+  sub->add_option("--op", args->op, "Check only this op (e.g. softmax)");
+  sub->add_option("--eps", args->eps, "Finite-difference step")->capture_default_str();
+  sub->add_option("--atol", args->atol, "Absolute tolerance")->capture_default_str();
+  sub->add_option("--rtol", args->rtol, "Relative tolerance")->capture_default_str();
+  return {sub, [args] { return gradcheck(*args); }};
 }
 
 }  // namespace glassllm::cli

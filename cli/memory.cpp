@@ -1,10 +1,12 @@
-// cli_memory.cpp: `glassllm memory`: what one decode step moves, for a model
+// memory.cpp: `glassllm memory`: what one decode step moves, for a model
 // shape. The K/V cache bytes come from DESIGN.md's formula and from a cache
 // actually filled; the repeat_kv figures are counted on the op graph of a
 // real decode step (an attention-only stack of that shape, run through the
 // engine in float32 with an OpGraphRecorder), then scaled to the element
 // size asked for.
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 
 #include "cli/cli.h"
@@ -23,6 +25,12 @@ Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype) {
 }
 
 namespace {
+
+struct MemoryArgs {
+  std::string preset, dtype = "float32";
+  std::size_t n_layers = 4, n_heads = 4, n_kv_heads = 2, head_dim = 32;
+  std::size_t ctx = 0;  // 0: the preset's context, else 128
+};
 
 struct StepFigures {
   OpGraph graph;
@@ -74,8 +82,6 @@ std::size_t element_size(const std::string& dtype) {
                               "'; expected float16, float32 or float64");
 }
 
-}  // namespace
-
 int memory(const MemoryArgs& a) {
   StackShape s{a.n_layers, a.n_heads, a.n_kv_heads, a.head_dim, 128};
   if (a.preset == "exaone-4.0-1.2b") {
@@ -126,6 +132,27 @@ int memory(const MemoryArgs& a) {
                 mib(written).c_str(), mib(written + read).c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+Command register_memory(CLI::App& app) {
+  auto a = std::make_shared<MemoryArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "memory",
+      "Bytes one decode step moves: the K/V cache, and what repeat_kv copies on each "
+      "K/V path (counted on a recorded decode step).");
+  sub->add_option("--preset", a->preset, "A model shape: exaone-4.0-1.2b");
+  sub->add_option("--n-layers", a->n_layers, "Transformer blocks")->capture_default_str();
+  sub->add_option("--n-heads", a->n_heads, "Query heads")->capture_default_str();
+  sub->add_option("--n-kv-heads", a->n_kv_heads, "Key/value heads")
+      ->capture_default_str();
+  sub->add_option("--head-dim", a->head_dim, "Head dimension")->capture_default_str();
+  sub->add_option("--ctx", a->ctx,
+                  "Positions in the cache (default: the preset's, else 128)");
+  sub->add_option("--dtype", a->dtype, "float16, float32 or float64")
+      ->capture_default_str();
+  return {sub, [a] { return memory(*a); }};
 }
 
 }  // namespace glassllm::cli

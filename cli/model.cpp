@@ -1,7 +1,10 @@
-// cli_model.cpp: `glassllm init`, `forward`, `grads` and `generate`: making a
+// model.cpp: `glassllm init`, `forward`, `grads` and `generate`: making a
 // checkpoint, and running one on token ids or on text.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/cli.h"
@@ -37,6 +40,32 @@ std::vector<std::int64_t> parse_ids(const std::string& text, const char* what) {
 
 namespace {
 
+struct InitArgs {
+  std::string out;
+  std::size_t vocab_size = 0;  // 0: the default tokenizer's
+  std::size_t d_model = 128, n_layers = 4, n_heads = 4, n_kv_heads = 2, d_ff = 384,
+              max_len = 128;
+  std::uint64_t seed = 0;
+  std::string dtype = "float32";
+};
+
+struct ForwardArgs {
+  std::string dir, tokens, out, attention = "repeat_kv";
+  std::optional<std::string> dtype;
+};
+
+struct GradsArgs {
+  std::string dir, tokens, targets, out, attention = "repeat_kv";
+  std::optional<std::string> dtype;
+};
+
+struct GenerateArgs {
+  std::string dir, prompt, attention = "repeat_kv", cache = "concat";
+  std::size_t max_new_tokens = 64, top_k = 0;
+  double temperature = 0.0;
+  std::uint64_t seed = 0;
+};
+
 Checkpoint load(const std::string& dir, const std::optional<std::string>& dtype,
                 const std::string& attention) {
   Checkpoint ckpt =
@@ -44,8 +73,6 @@ Checkpoint load(const std::string& dir, const std::optional<std::string>& dtype,
   ckpt.model.attention = parse_attention(attention);
   return ckpt;
 }
-
-}  // namespace
 
 int init(const InitArgs& a) {
   Tokenizer tokenizer;
@@ -133,6 +160,72 @@ int generate(const GenerateArgs& a) {
                                          out.end());
   std::cout << tok.decode(prompt) << tok.decode(continuation) << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command register_init(CLI::App& app) {
+  auto a = std::make_shared<InitArgs>();
+  CLI::App* sub =
+      app.add_subcommand("init", "Write a randomly initialised checkpoint folder.");
+  sub->add_option("--out", a->out, "Checkpoint folder to write")->required();
+  sub->add_option("--vocab-size", a->vocab_size,
+                  "Vocabulary size (default: the character tokenizer's)");
+  sub->add_option("--d-model", a->d_model, "Residual width")->capture_default_str();
+  sub->add_option("--n-layers", a->n_layers, "Transformer blocks")->capture_default_str();
+  sub->add_option("--n-heads", a->n_heads, "Query heads")->capture_default_str();
+  sub->add_option("--n-kv-heads", a->n_kv_heads,
+                  "Key/value heads (must divide --n-heads)")
+      ->capture_default_str();
+  sub->add_option("--d-ff", a->d_ff, "Hidden width of the MLP")->capture_default_str();
+  sub->add_option("--max-len", a->max_len, "Longest window")->capture_default_str();
+  sub->add_option("--seed", a->seed, "Initialisation seed")->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "float32 or float64")->capture_default_str();
+  return {sub, [a] { return init(*a); }};
+}
+
+Command register_forward(CLI::App& app) {
+  auto a = std::make_shared<ForwardArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "forward", "Write the logits [1, T, vocab] of token ids as .npy.");
+  sub->add_option("dir", a->dir, "Checkpoint folder")->required();
+  sub->add_option("--tokens", a->tokens, "Token ids, e.g. 4,5,6")->required();
+  sub->add_option("--out", a->out, "Output .npy file")->required();
+  sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "Convert the weights to float32 or float64");
+  return {sub, [a] { return forward(*a); }};
+}
+
+Command register_grads(CLI::App& app) {
+  auto a = std::make_shared<GradsArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "grads",
+      "Write the gradient of the mean cross-entropy w.r.t. every weight, by name.");
+  sub->add_option("dir", a->dir, "Checkpoint folder")->required();
+  sub->add_option("--tokens", a->tokens, "Token ids, e.g. 4,5,6")->required();
+  sub->add_option("--targets", a->targets, "One target id per token (-100: ignored)")
+      ->required();
+  sub->add_option("--out", a->out, "Output .safetensors file")->required();
+  sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
+  sub->add_option("--dtype", a->dtype, "Convert the weights to float32 or float64");
+  return {sub, [a] { return grads(*a); }};
+}
+
+Command register_generate(CLI::App& app) {
+  auto a = std::make_shared<GenerateArgs>();
+  CLI::App* sub = app.add_subcommand("generate", "Continue a text prompt.");
+  sub->add_option("dir", a->dir, "Checkpoint folder (with its tokenizer)")->required();
+  sub->add_option("--prompt", a->prompt, "Text to continue")->required();
+  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate")
+      ->capture_default_str();
+  sub->add_option("--temperature", a->temperature, "0: greedy; > 0: sample")
+      ->capture_default_str();
+  sub->add_option("--top-k", a->top_k, "Sample among the k most likely tokens (0: all)")
+      ->capture_default_str();
+  sub->add_option("--seed", a->seed, "Sampling seed")->capture_default_str();
+  sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
+  sub->add_option("--cache", a->cache, "concat or preallocated")->capture_default_str();
+  return {sub, [a] { return generate(*a); }};
 }
 
 }  // namespace glassllm::cli

@@ -1,12 +1,14 @@
-// cli_trace.cpp: `glassllm trace`: generate from a prompt with a Tracer
+// trace.cpp: `glassllm trace`: generate from a prompt with a Tracer
 // active, so every step (the prefill, each decode step, any window reset) is
 // recorded, and write the trace as JSON (docs/trace.schema.json) and/or as
 // the attention inspector's self-contained page with the trace inside it.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 
 #include "cli/cli.h"
@@ -39,6 +41,14 @@ std::string bundled_model_dir() {
 }
 
 namespace {
+
+struct TraceArgs {
+  std::string dir;  // "": the bundled model
+  std::string prompt, out, html, attention = "repeat_kv", layers, heads;
+  std::size_t steps = 16, top_k = 5;
+  int precision = 6;
+  bool grads = false;
+};
 
 std::vector<std::size_t> parse_indices(const std::string& text, const char* what,
                                        std::size_t limit) {
@@ -107,6 +117,8 @@ std::string trace_page(std::string_view trace_json) {
   return out;
 }
 
+namespace {
+
 int trace(const TraceArgs& a) {
   const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
   Checkpoint ckpt = load_checkpoint(dir);
@@ -160,6 +172,35 @@ int trace(const TraceArgs& a) {
   }
   std::cout << "continuation: " << tok.decode(continuation) << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command register_trace(CLI::App& app) {
+  auto a = std::make_shared<TraceArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "trace",
+      "Generate from a prompt and record every step (tokens, per-layer attention "
+      "snapshots, top-k, cache, op graph) as JSON for the inspector.");
+  sub->add_option("dir", a->dir, "Checkpoint folder (default: the bundled model)");
+  sub->add_option("--prompt", a->prompt, "Text to continue")->required();
+  sub->add_option("--out", a->out, "Output .json file");
+  sub->add_option("--html", a->html,
+                  "Also (or instead) write the inspector as one self-contained .html "
+                  "page holding the trace");
+  sub->add_option("--steps", a->steps, "Decode steps after the prefill")
+      ->capture_default_str();
+  sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
+  sub->add_flag("--grads", a->grads,
+                "Also record d log p(next token) / d snapshot for every snapshot");
+  sub->add_option("--layers", a->layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
+  sub->add_option("--heads", a->heads,
+                  "Query heads to snapshot, e.g. 0,2 (default: all)");
+  sub->add_option("--precision", a->precision, "Significant digits (0: exact)")
+      ->capture_default_str();
+  sub->add_option("--top-k", a->top_k, "Next-token candidates per step")
+      ->capture_default_str();
+  return {sub, [a] { return trace(*a); }};
 }
 
 }  // namespace glassllm::cli

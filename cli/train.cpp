@@ -1,4 +1,4 @@
-// cli_train.cpp: `glassllm train` and `glassllm eval`. The loop itself is
+// train.cpp: `glassllm train` and `glassllm eval`. The loop itself is
 // train.h's; this file turns flags into TrainOptions and results into exit
 // statuses.
 //
@@ -10,8 +10,10 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "cli/cli.h"
 #include "glassllm/fast/blas.h"
@@ -21,12 +23,32 @@ namespace glassllm::cli {
 
 namespace {
 
+// `train`: every option optional, so that --resume can tell the flags given
+// (which override the run's saved options) from the ones left out.
+struct TrainArgs {
+  std::string out;
+  std::optional<std::string> task, optimizer, dtype;
+  std::optional<std::size_t> steps, batch_size, warmup, log_every, eval_every,
+      eval_batches, save_every;
+  std::optional<double> lr, min_lr_ratio, weight_decay, momentum, clip;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::size_t> d_model, n_layers, n_heads, n_kv_heads, d_ff, max_len;
+  std::optional<int> threads;
+  bool resume = false;
+};
+
+struct EvalArgs {
+  std::string dir;
+  std::optional<std::string> task;  // default: the run's (trainer_state.json)
+  std::optional<std::uint64_t> seed;
+  std::size_t batches = 8, batch_size = 16;
+  std::optional<int> threads;
+};
+
 template <class T>
 void set_if(T& field, const std::optional<T>& flag) {
   if (flag) field = *flag;
 }
-
-}  // namespace
 
 int train(const TrainArgs& a) {
   if (a.threads) set_blas_threads(*a.threads);
@@ -104,6 +126,64 @@ int eval(const EvalArgs& a) {
   if (r.accuracy) std::cout << ", " << r.examples << " examples";
   std::cout << ": " << r.summary() << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command register_train(CLI::App& app) {
+  auto a = std::make_shared<TrainArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "train",
+      "Train a model on a synthetic task or a text file, with checkpoints, held-out "
+      "evaluation and --resume. Ctrl-C saves and exits (status 130).");
+  sub->add_option("--task", a->task, "copy, reverse, sort, add, mix or text:FILE");
+  sub->add_option("--out", a->out,
+                  "The run's folder (a checkpoint plus optimizer state and metrics)")
+      ->required();
+  sub->add_flag("--resume", a->resume,
+                "Continue the run in --out; flags given override its saved options");
+  sub->add_option("--steps", a->steps, "Total optimizer steps (default 2000)");
+  sub->add_option("--batch-size", a->batch_size, "Rows per step (default 16)");
+  sub->add_option("--lr", a->lr, "Peak learning rate (default 1e-3)");
+  sub->add_option("--warmup", a->warmup, "Linear warm-up steps (default 100)");
+  sub->add_option("--min-lr-ratio", a->min_lr_ratio,
+                  "Cosine decays to lr * this (default 0.1)");
+  sub->add_option("--optimizer", a->optimizer, "adamw or sgd (default adamw)");
+  sub->add_option("--weight-decay", a->weight_decay,
+                  "AdamW decoupled decay; SGD L2 (default 0.1)");
+  sub->add_option("--momentum", a->momentum, "SGD momentum (default 0.9)");
+  sub->add_option("--clip", a->clip, "Max global gradient norm, <= 0: off (default 1)");
+  sub->add_option("--seed", a->seed, "Initialisation and data seed (default 0)");
+  sub->add_option("--dtype", a->dtype, "float32 or float64 (default float32)");
+  sub->add_option("--log-every", a->log_every, "Metrics line every N steps (default 10)");
+  sub->add_option("--eval-every", a->eval_every,
+                  "Held-out evaluation every N steps (default 100)");
+  sub->add_option("--eval-batches", a->eval_batches,
+                  "Held-out batches per evaluation (default 4)");
+  sub->add_option("--save-every", a->save_every,
+                  "Checkpoint every N steps (default 500)");
+  sub->add_option("--d-model", a->d_model, "Residual width (default 128)");
+  sub->add_option("--n-layers", a->n_layers, "Transformer blocks (default 4)");
+  sub->add_option("--n-heads", a->n_heads, "Query heads (default 4)");
+  sub->add_option("--n-kv-heads", a->n_kv_heads, "Key/value heads (default 2)");
+  sub->add_option("--d-ff", a->d_ff, "Hidden width of the MLP (default 384)");
+  sub->add_option("--max-len", a->max_len, "Tokens per row (default 128)");
+  sub->add_option("--threads", a->threads,
+                  "BLAS threads (default: GLASSLLM_THREADS or every core)");
+  return {sub, [a] { return train(*a); }};
+}
+
+Command register_eval(CLI::App& app) {
+  auto a = std::make_shared<EvalArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "eval", "Print a checkpoint's held-out loss and exact-match accuracy.");
+  sub->add_option("dir", a->dir, "Checkpoint folder")->required();
+  sub->add_option("--task", a->task, "Task (default: the run's)");
+  sub->add_option("--seed", a->seed, "Data seed (default: the run's, else 0)");
+  sub->add_option("--batches", a->batches, "Held-out batches")->capture_default_str();
+  sub->add_option("--batch-size", a->batch_size, "Rows per batch")->capture_default_str();
+  sub->add_option("--threads", a->threads, "BLAS threads");
+  return {sub, [a] { return eval(*a); }};
 }
 
 }  // namespace glassllm::cli

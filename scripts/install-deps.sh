@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure this machine has what GlassLM needs for one purpose:
 #
-#   install-deps.sh run    build and run (scripts/run.sh): compiler, CMake and
-#                          the header libraries; OpenBLAS on Linux
+#   install-deps.sh run    build and run (scripts/run.sh): compiler, CMake,
+#                          the header libraries, ICU; OpenBLAS on Linux
 #   install-deps.sh test   the same plus the test tools (scripts/test.sh):
 #                          doctest, valijson, Node.js with npm, Chromium, ccache,
 #                          and the viewer's npm packages (playwright-core, prettier)
@@ -38,8 +38,9 @@ have_file() {  # any of the paths (globs already expanded) exists
   for f in "$@"; do [ -e "$f" ] && return 0; done
   return 1
 }
-have_openblas() {  # the file glassllm/fast/backends/openblas.cpp opens
-  have_file /usr/lib/libopenblas.so.0 /usr/lib64/libopenblas.so.0 /usr/lib/*/libopenblas.so.0
+have_openblas() {  # the file backends/openblas.cpp opens, and the one the linker takes
+  have_file /usr/lib/libopenblas.so.0 /usr/lib64/libopenblas.so.0 /usr/lib/*/libopenblas.so.0 &&
+    have_file /usr/lib/libopenblas.so /usr/lib64/libopenblas.so /usr/lib/*/libopenblas.so
 }
 
 # One requirement per line: what | how to check | apt | dnf | brew
@@ -53,11 +54,14 @@ requirements_run=(
   "xsimd|have_header xsimd/xsimd.hpp|libxsimd-dev|xsimd-devel|xsimd"
   "nlohmann_json|have_header nlohmann/json.hpp|nlohmann-json3-dev|json-devel|nlohmann-json"
   "CLI11|have_header CLI/CLI.hpp|libcli11-dev|cli11-devel|cli11"
+  "xtensor-blas|have_header xtensor-blas/xlinalg.hpp|libxtensor-blas-dev|xtensor-blas-devel|xtensor-blas"
+  "ICU|have_header unicode/regex.h|libicu-dev|libicu-devel|icu4c"
 )
-# OpenBLAS does the matrix products on Linux (macOS uses Accelerate, and
+# OpenBLAS does the matrix products on Linux, opened at run time by the
+# engine and linked by glassllm/reference/ (macOS uses Accelerate, and
 # without either GlassLM uses its own GEMM: see README, "Other systems").
 if [ "$(uname -s)" = Linux ]; then
-  requirements_run+=("OpenBLAS|have_openblas|libopenblas0-pthread|openblas|-")
+  requirements_run+=("OpenBLAS|have_openblas|libopenblas-dev|openblas-devel|-")
 fi
 requirements_test=(
   "doctest|have_header doctest/doctest.h|doctest-dev|doctest-devel|doctest"

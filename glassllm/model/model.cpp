@@ -1,6 +1,7 @@
-// model.cpp: the whole GlassLM model in one file: its configuration checks,
-// the weights and their initialisation, the K/V cache, the forward pass in
-// the order of DESIGN.md's pseudo-code, the training loss, and generation.
+// model.cpp: the GlassLM model: its configuration checks, the weights and
+// their initialisation, the forward pass in the order of docs/design.md's
+// pseudo-code, and the training loss. The K/V cache is in kv_cache.cpp,
+// generation in generate.cpp.
 //
 // The forward is written with the engine's ops only (ops.h), so that every
 // step is recorded on the autograd tape and a backward through the whole
@@ -12,12 +13,7 @@
 // equivalences this file promises (cached == full, grouped == repeat_kv).
 #include "glassllm/model/model.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <limits>
-#include <optional>
-#include <random>
 #include <stdexcept>
 
 #include "glassllm/engine/ops.h"
@@ -65,125 +61,6 @@ Attention parse_attention(const std::string& name) {
   if (name == "grouped") return Attention::grouped;
   throw std::invalid_argument("attention: unknown path '" + name +
                               "'; expected repeat_kv or grouped");
-}
-
-const char* cache_mode_name(CacheMode m) {
-  return m == CacheMode::concat ? "concat" : "preallocated";
-}
-
-CacheMode parse_cache_mode(const std::string& name) {
-  if (name == "concat") return CacheMode::concat;
-  if (name == "preallocated") return CacheMode::preallocated;
-  throw std::invalid_argument("cache: unknown mode '" + name +
-                              "'; expected concat or preallocated");
-}
-
-// ---- the K/V cache ------------------------------------------------------------------
-
-KVCache::KVCache(CacheMode mode, std::size_t capacity)
-    : mode_(mode), capacity_(capacity) {
-  if (mode == CacheMode::preallocated && capacity == 0)
-    throw std::invalid_argument("KVCache: a preallocated cache needs a capacity > 0");
-}
-
-std::size_t KVCache::nbytes() const {
-  return (k_.defined() ? k_.nbytes() : 0) + (v_.defined() ? v_.nbytes() : 0);
-}
-
-void KVCache::clear() {
-  // Drop the buffers rather than reuse them: a graph recorded earlier may still
-  // read them, and overwriting them in place would change its inputs.
-  k_ = Tensor();
-  v_ = Tensor();
-  length_ = 0;
-}
-
-void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
-  if (!k_new.defined() || !v_new.defined())
-    throw std::invalid_argument("KVCache::append: k or v is undefined");
-  if (k_new.ndim() != 4 || k_new.shape() != v_new.shape())
-    throw std::invalid_argument(
-        "KVCache::append: expected k and v of one shape [B, Hkv, T, hd], got " +
-        shape_str(k_new.shape()) + " and " + shape_str(v_new.shape()));
-  if (k_new.dtype() != v_new.dtype())
-    throw std::invalid_argument("KVCache::append: k is " +
-                                std::string(dtype_name(k_new.dtype())) + " but v is " +
-                                dtype_name(v_new.dtype()));
-  const Shape& s = k_new.shape();
-  const std::size_t T = s[2];
-  if (length_ > 0 || k_.defined()) {
-    const Shape& held = k_.shape();
-    if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] ||
-        k_new.dtype() != k_.dtype())
-      throw std::invalid_argument(
-          "KVCache::append: new k/v " + shape_str(s) + " " + dtype_name(k_new.dtype()) +
-          " do not fit the cache's [B, Hkv, m, hd] = " + shape_str(held) + " " +
-          dtype_name(k_.dtype()) + "; B, Hkv, hd and dtype must match");
-  }
-
-  if (mode_ == CacheMode::concat) {
-    // [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
-    // time (the old one is copied). Detached: no gradient flows into history.
-    if (append_fn) {
-      // An append supplied at run time (model.h): check what it returns.
-      Shape want{s[0], s[1], length_ + T, s[3]};
-      auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
-        Tensor next = append_fn(held, fresh);
-        if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
-          throw std::invalid_argument(
-              std::string("KVCache::append: append_fn returned ") +
-              (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
-                              : std::string("an undefined tensor")) +
-              " for " + which + "; expected " + shape_str(want) + " " +
-              dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
-              " held positions then the " + std::to_string(T) + " new ones, axis 2)");
-        return next;
-      };
-      Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
-      k_ = k_next;
-      v_ = v_next;
-    } else if (!k_.defined()) {
-      k_ = k_new.detach();
-      v_ = v_new.detach();
-    } else {
-      k_ = concat({k_, k_new.detach()}, 2);
-      v_ = concat({v_, v_new.detach()}, 2);
-    }
-    length_ += T;
-    return;
-  }
-
-  // Preallocated: one [B, Hkv, capacity, hd] buffer of zeros, made on the
-  // first append, and the new positions copied into slots length_ ..
-  // length_+T-1 in place. The length is stored explicitly, never inferred from
-  // the contents (a key row may legitimately be all zeros).
-  if (length_ + T > capacity_)
-    throw std::invalid_argument("KVCache::append: " + std::to_string(T) +
-                                " new positions do not fit: the cache holds " +
-                                std::to_string(length_) + " of " +
-                                std::to_string(capacity_));
-  if (!k_.defined()) {
-    Shape buffer{s[0], s[1], capacity_, s[3]};
-    k_ = zeros(buffer, k_new.dtype());
-    v_ = zeros(buffer, k_new.dtype());
-  }
-  const std::size_t rows = s[0] * s[1], hd = s[3];
-  const std::size_t bytes = T * hd * dtype_size(k_new.dtype());
-  auto write = [&](Tensor& buffer, const Tensor& src, auto zero) {
-    using E = decltype(zero);
-    const E* from = src.data<E>();
-    E* to = buffer.mutable_data<E>();
-    for (std::size_t r = 0; r < rows; ++r)  // one contiguous [T, hd] run per (b, head)
-      std::memcpy(to + (r * capacity_ + length_) * hd, from + r * T * hd, bytes);
-  };
-  if (k_new.dtype() == DType::float32) {
-    write(k_, k_new, float{});
-    write(v_, v_new, float{});
-  } else {
-    write(k_, k_new, double{});
-    write(v_, v_new, double{});
-  }
-  length_ += T;
 }
 
 // ---- weights ---------------------------------------------------------------------
@@ -283,17 +160,82 @@ GlassLM GlassLM::to(DType dtype) const {
   return copy;
 }
 
-Cache GlassLM::new_cache(CacheMode mode) const {
-  std::size_t capacity = mode == CacheMode::preallocated ? cfg_.max_len : 0;
-  return Cache(cfg_.n_layers, KVCache(mode, capacity));
-}
-
 // ---- the forward pass ------------------------------------------------------------
+//
+// Read bottom-up: the argument checks, the small helpers, attend (the one
+// place the two K/V paths differ), the two halves of a block, and forward
+// itself at the end, which reads like the pseudo-code in model.h.
 
 namespace {
 
 std::int64_t i64(std::size_t v) {
   return std::int64_t(v);
+}
+
+// Every check forward() makes, in one place; each message names what is
+// wrong and, when known, the fix. Returns the ids [B, T] flattened row-major.
+std::vector<std::int64_t> check_forward_args(const Config& cfg, const TokenBatch& tokens,
+                                             const Cache* cache, std::size_t start) {
+  if (tokens.empty() || tokens[0].empty())
+    throw std::invalid_argument("forward: no tokens; pass at least one row with one id");
+  const std::size_t B = tokens.size(), T = tokens[0].size();
+  std::vector<std::int64_t> ids;
+  ids.reserve(B * T);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (tokens[b].size() != T)
+      throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
+                                  std::to_string(tokens[b].size()) +
+                                  " tokens but row 0 has " + std::to_string(T) +
+                                  "; rows must have equal lengths");
+    for (std::size_t t = 0; t < T; ++t) {
+      std::int64_t id = tokens[b][t];
+      if (id < 0 || id >= i64(cfg.vocab_size))
+        throw std::invalid_argument("forward: token id " + std::to_string(id) +
+                                    " at position (" + std::to_string(b) + ", " +
+                                    std::to_string(t) + ") is out of range [0, " +
+                                    std::to_string(cfg.vocab_size) + ")");
+      ids.push_back(id);
+    }
+  }
+  if (cache) {
+    if (cache->size() != cfg.n_layers)
+      throw std::invalid_argument(
+          "forward: the cache has " + std::to_string(cache->size()) +
+          " layers but the model has " + std::to_string(cfg.n_layers) +
+          "; make it with new_cache()");
+    std::size_t held = (*cache)[0].length();
+    if (start != held)
+      throw std::invalid_argument("forward: start is " + std::to_string(start) +
+                                  " but the cache holds " + std::to_string(held) +
+                                  " positions; pass start=" + std::to_string(held));
+  }
+  if (start + T > cfg.max_len)
+    throw std::invalid_argument("forward: positions " + std::to_string(start) + ".." +
+                                std::to_string(start + T - 1) + " exceed max_len " +
+                                std::to_string(cfg.max_len) + " (start " +
+                                std::to_string(start) + " + " + std::to_string(T) +
+                                " tokens); crop the input to its last max_len tokens");
+  return ids;
+}
+
+// rmsnorm(x) * weight, the norm before each half of a block and before the
+// logits. [B, T, d_model] -> [B, T, d_model]
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
+  return mul(rmsnorm(x, eps), weight);
+}
+
+// One row of `heads` heads per position, then heads outermost:
+// [B, T, heads*hd] -> [B, T, heads, hd] -> [B, heads, T, hd]
+Tensor split_heads(const Tensor& x, std::size_t heads) {
+  const std::int64_t hd = i64(x.dim(2) / heads);
+  return permute(reshape(x, {i64(x.dim(0)), i64(x.dim(1)), i64(heads), hd}),
+                 {0, 2, 1, 3});
+}
+
+// The inverse: [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
+Tensor merge_heads(const Tensor& x) {
+  const std::int64_t B = i64(x.dim(0)), H = i64(x.dim(1)), T = i64(x.dim(2));
+  return reshape(permute(x, {0, 2, 1, 3}), {B, T, H * i64(x.dim(3))});
 }
 
 // Attention::custom: calls the user's function and checks its result's shape.
@@ -314,8 +256,6 @@ Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor
 }
 
 }  // namespace
-
-// ---- attention ---------------------------------------------------------------------
 
 // The one place the two K/V sharing paths differ. Both compute, per query
 // head h (meeting K/V head h / G):
@@ -370,124 +310,87 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
   return out;
 }
 
+namespace {
+
+// The attention half of block l, without its residual add:
+//   o_proj attention(rmsnorm(x) * input_layernorm)     [B, T, d_model]
+// With a cache, the new keys and values are appended to it and the queries
+// attend over everything it holds.
+Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
+                       KVCache* cache, std::size_t start) {
+  const Config& cfg = model.config();
+  const LayerWeights& w = model.layers[l];
+  Tensor h = rms_norm(x, w.input_layernorm, cfg.norm_eps);      // [B, T, d_model]
+  Tensor q = split_heads(linear(h, w.q_proj), cfg.n_heads);     // [B, H, T, hd]
+  Tensor k = split_heads(linear(h, w.k_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  Tensor v = split_heads(linear(h, w.v_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
+  q = rope(q, start, cfg.rope_theta);
+  k = rope(k, start, cfg.rope_theta);
+  // Recorded as they enter the scores: any score is q . k / sqrt(hd).
+  trace::snapshot("attn.q", l, q);
+  trace::snapshot("attn.k", l, k);
+  trace::snapshot("attn.v", l, v);
+
+  // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
+  // position of key 0. Without a cache: the new tokens only (m = T, key j at
+  // position start + j). With one: the whole history (key j at position j).
+  Tensor keys = k, values = v;
+  std::size_t key_start = start;
+  if (cache) {
+    cache->append(k, v);
+    keys = cache->k();
+    values = cache->v();
+    key_start = 0;
+    // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
+    // m = max_len, and slots >= length() hold zeros. They are at positions
+    // > start + T - 1, later than every query, so the causal mask hides them
+    // and they get probability exactly 0 (llama.cpp does the same with its
+    // fixed K/V buffer: attend over the buffer, mask what is not written).
+  }
+
+  // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
+  // supplied at run time (Attention::custom, model.h's AttentionFn) returns
+  // only its output, so the tracer sees no scores for it.
+  Tensor out = model.attention == Attention::custom
+                   ? custom_attention_out(model.custom_attention, q, keys, values, start,
+                                          key_start)
+                   : attend(q, keys, values, start, key_start, model.attention, l);
+  trace::snapshot("attn.out", l, out);
+  return linear(merge_heads(out), w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
+}
+
+// The MLP half of a block (SwiGLU), without its residual add:
+//   down_proj(silu(gate_proj h) * up_proj h), h = rmsnorm(x) * post_attention_layernorm
+Tensor mlp_block(const LayerWeights& w, const Tensor& x, double eps) {
+  Tensor h = rms_norm(x, w.post_attention_layernorm, eps);  // [B, T, d_model]
+  // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
+  return linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+}
+
+}  // namespace
+
 Tensor GlassLM::forward(const std::vector<std::int64_t>& tokens, Cache* cache,
                         std::size_t start) const {
   return forward(TokenBatch{tokens}, cache, start);
 }
 
 Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t start) const {
-  // ---- checks: every message names what is wrong and, when known, the fix
-  if (tokens.empty() || tokens[0].empty())
-    throw std::invalid_argument("forward: no tokens; pass at least one row with one id");
+  std::vector<std::int64_t> ids = check_forward_args(cfg_, tokens, cache, start);
   const std::size_t B = tokens.size(), T = tokens[0].size();
-  std::vector<std::int64_t> ids;  // [B, T] flattened, row-major
-  ids.reserve(B * T);
-  for (std::size_t b = 0; b < B; ++b) {
-    if (tokens[b].size() != T)
-      throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
-                                  std::to_string(tokens[b].size()) +
-                                  " tokens but row 0 has " + std::to_string(T) +
-                                  "; rows must have equal lengths");
-    for (std::size_t t = 0; t < T; ++t) {
-      std::int64_t id = tokens[b][t];
-      if (id < 0 || id >= i64(cfg_.vocab_size))
-        throw std::invalid_argument("forward: token id " + std::to_string(id) +
-                                    " at position (" + std::to_string(b) + ", " +
-                                    std::to_string(t) + ") is out of range [0, " +
-                                    std::to_string(cfg_.vocab_size) + ")");
-      ids.push_back(id);
-    }
-  }
-  if (cache) {
-    if (cache->size() != cfg_.n_layers)
-      throw std::invalid_argument(
-          "forward: the cache has " + std::to_string(cache->size()) +
-          " layers but the model has " + std::to_string(cfg_.n_layers) +
-          "; make it with new_cache()");
-    std::size_t held = (*cache)[0].length();
-    if (start != held)
-      throw std::invalid_argument("forward: start is " + std::to_string(start) +
-                                  " but the cache holds " + std::to_string(held) +
-                                  " positions; pass start=" + std::to_string(held));
-  }
-  if (start + T > cfg_.max_len)
-    throw std::invalid_argument("forward: positions " + std::to_string(start) + ".." +
-                                std::to_string(start + T - 1) + " exceed max_len " +
-                                std::to_string(cfg_.max_len) + " (start " +
-                                std::to_string(start) + " + " + std::to_string(T) +
-                                " tokens); crop the input to its last max_len tokens");
-
-  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
-  const std::size_t hd = cfg_.head_dim();
-  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
-
   // An active tracer records this call as one step (nothing happens otherwise).
   trace::StepScope step(*this, ids, B, T, start, cache);
 
-  // [B, T] ids -> [B, T, d_model]
-  Tensor x = embedding(embed_tokens, ids, {B, T});
-
+  Tensor x = embedding(embed_tokens, ids, {B, T});  // [B, T] -> [B, T, d_model]
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    const LayerWeights& w = layers[l];
     trace::layer(int(l));
     trace::snapshot("resid.in", l, x);  // the residual stream entering block l
-
-    // ---- attention -------------------------------------------------------------
-    Tensor h = mul(rmsnorm(x, cfg_.norm_eps), w.input_layernorm);  // [B, T, d_model]
-    // [B, T, d_model] -> [B, T, H*hd] -> [B, T, H, hd] -> [B, H, T, hd]
-    Tensor q = permute(reshape(linear(h, w.q_proj), {b_, t_, i64(H), hd_}), {0, 2, 1, 3});
-    // [B, T, d_model] -> [B, T, Hkv*hd] -> [B, T, Hkv, hd] -> [B, Hkv, T, hd]
-    Tensor k =
-        permute(reshape(linear(h, w.k_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
-    Tensor v =
-        permute(reshape(linear(h, w.v_proj), {b_, t_, i64(Hkv), hd_}), {0, 2, 1, 3});
-    // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
-    q = rope(q, start, cfg_.rope_theta);
-    k = rope(k, start, cfg_.rope_theta);
-    // Recorded as they enter the scores: any score is q . k / sqrt(hd).
-    trace::snapshot("attn.q", l, q);
-    trace::snapshot("attn.k", l, k);
-    trace::snapshot("attn.v", l, v);
-
-    // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
-    // position of key 0. Without a cache: the new tokens only (m = T, key j at
-    // position start + j). With one: the whole history (key j at position j).
-    Tensor keys = k, values = v;
-    std::size_t key_start = start;
-    if (cache) {
-      KVCache& c = (*cache)[l];
-      c.append(k, v);
-      keys = c.k();
-      values = c.v();
-      key_start = 0;
-      // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
-      // m = max_len, and slots >= length() hold zeros. They are at positions
-      // > start + T - 1, later than every query, so the causal mask below hides
-      // them and they get probability exactly 0 (llama.cpp does the same with
-      // its fixed K/V buffer: attend over the buffer, mask what is not written).
-    }
-
-    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
-    // supplied at run time (Attention::custom, model.h's AttentionFn) returns
-    // only its output, so the tracer sees no scores for it.
-    Tensor out =
-        attention == Attention::custom
-            ? custom_attention_out(custom_attention, q, keys, values, start, key_start)
-            : attend(q, keys, values, start, key_start, attention, l);
-    trace::snapshot("attn.out", l, out);
-    // [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
-    out = reshape(permute(out, {0, 2, 1, 3}), {b_, t_, i64(H * hd)});
-    x = x + linear(out, w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
-
-    // ---- MLP (SwiGLU) ------------------------------------------------------------
-    h = mul(rmsnorm(x, cfg_.norm_eps), w.post_attention_layernorm);  // [B, T, d_model]
-    // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
-    x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+    x = x + attention_block(*this, l, x, cache ? &(*cache)[l] : nullptr, start);
+    x = x + mlp_block(layers[l], x, cfg_.norm_eps);
   }
-
   trace::layer(-1);
-  x = mul(rmsnorm(x, cfg_.norm_eps), norm);  // [B, T, d_model]
-  Tensor logits = linear(x, lm_head);        // [B, T, d_model] -> [B, T, vocab_size]
+  x = rms_norm(x, norm, cfg_.norm_eps);  // [B, T, d_model]
+  Tensor logits = linear(x, lm_head);    // [B, T, d_model] -> [B, T, vocab_size]
   step.finish(logits, cache);
   return logits;
 }
@@ -509,99 +412,6 @@ Tensor GlassLM::loss(const TokenBatch& tokens, const TokenBatch& targets) const 
     flat.insert(flat.end(), targets[b].begin(), targets[b].end());
   }
   return cross_entropy(forward(tokens), flat, -100);  // [B, T, vocab_size] -> ()
-}
-
-// ---- generation ------------------------------------------------------------------
-
-namespace {
-
-// The last row of logits [1, T, V], as doubles.
-std::vector<double> last_logits(const Tensor& logits) {
-  const std::size_t V = logits.dim(-1), offset = logits.size() - V;
-  std::vector<double> row(V);
-  if (logits.dtype() == DType::float32)
-    std::copy_n(logits.data<float>() + offset, V, row.begin());
-  else
-    std::copy_n(logits.data<double>() + offset, V, row.begin());
-  return row;
-}
-
-// argmax, the lowest id among equal maxima.
-std::int64_t greedy(const std::vector<double>& logits) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < logits.size(); ++i)
-    if (logits[i] > logits[best]) best = i;
-  return i64(best);
-}
-
-// A draw from softmax(logits / temperature), restricted to the top_k largest
-// logits (all when top_k is 0). Ties in the top-k cut keep the lower ids.
-std::int64_t sample(const std::vector<double>& logits, double temperature,
-                    std::size_t top_k, std::mt19937_64& rng) {
-  std::vector<std::size_t> order(logits.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
-  if (top_k > 0 && top_k < order.size()) order.resize(top_k);
-  // p_i = exp((z_i - z_max) / temperature) / sum; z_max = logits[order[0]].
-  std::vector<double> weight(order.size());
-  double total = 0;
-  for (std::size_t i = 0; i < order.size(); ++i)
-    total += weight[i] = std::exp((logits[order[i]] - logits[order[0]]) / temperature);
-  double u = std::uniform_real_distribution<double>(0.0, total)(rng);
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (u < weight[i]) return i64(order[i]);
-    u -= weight[i];
-  }
-  return i64(order.back());  // u rounded past the end: the last candidate
-}
-
-}  // namespace
-
-std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& prompt,
-                                            const GenerateOptions& options) const {
-  if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
-  for (std::size_t i = 0; i < prompt.size(); ++i)
-    if (prompt[i] < 0 || prompt[i] >= i64(cfg_.vocab_size))
-      throw std::invalid_argument("generate: token id " + std::to_string(prompt[i]) +
-                                  " at prompt position " + std::to_string(i) +
-                                  " is out of range [0, " +
-                                  std::to_string(cfg_.vocab_size) + ")");
-  if (!(options.temperature >= 0))
-    throw std::invalid_argument("generate: temperature must be >= 0, got " +
-                                std::to_string(options.temperature));
-  std::vector<std::int64_t> tokens = prompt;
-  if (options.max_new_tokens == 0) return tokens;
-  std::optional<no_grad> guard;
-  if (!options.record_graph) guard.emplace();
-  std::mt19937_64 rng(options.seed);
-  const std::size_t L = cfg_.max_len;
-
-  // (Re)fills the cache from the last max_len tokens, positions from 0.
-  Cache cache;
-  auto prefill = [&] {
-    cache = new_cache(options.cache_mode);
-    std::size_t from = tokens.size() > L ? tokens.size() - L : 0;
-    std::vector<std::int64_t> window(tokens.begin() + std::ptrdiff_t(from), tokens.end());
-    return forward(window, &cache, 0);
-  };
-
-  Tensor logits = prefill();
-  for (std::size_t step = 0; step < options.max_new_tokens; ++step) {
-    std::vector<double> z = last_logits(logits);
-    std::int64_t next = options.temperature == 0
-                            ? greedy(z)
-                            : sample(z, options.temperature, options.top_k, rng);
-    tokens.push_back(next);
-    if (options.on_step) options.on_step(logits, next);
-    if (step + 1 == options.max_new_tokens) break;  // no logits needed after the last
-    std::size_t held = cache[0].length();
-    if (held == L)
-      logits = prefill();  // full: rerun the last max_len tokens from position 0
-    else
-      logits = forward({next}, &cache, held);  // [1, 1, V]
-  }
-  return tokens;
 }
 
 }  // namespace glassllm

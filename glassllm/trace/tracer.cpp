@@ -1,5 +1,5 @@
-// tracer.cpp: the op-graph recorder and the tracer of tracer.h, and the JSON
-// they write (its schema is docs/trace.schema.json).
+// tracer.cpp: the op-graph recorder and the tracer of tracer.h. The JSON
+// they write is trace_json.cpp's (its schema is docs/trace.schema.json).
 //
 // The recorder is the engine's OpObserver: finish_op hands it every op's
 // result and inputs. It gives each result an id and finds its inputs' ids by
@@ -15,11 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <limits>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -28,6 +23,7 @@
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
 #include "glassllm/model/tokenizer.h"
+#include "glassllm/trace/tracer_impl.h"
 
 namespace glassllm {
 
@@ -143,62 +139,6 @@ const Snapshot& TraceStep::snapshot(const std::string& name, std::size_t layer) 
                           name + "' of layer " + std::to_string(layer));
 }
 
-struct Tracer::Impl final : ForwardObserver {
-  TraceOptions options;
-  const Tokenizer* tokenizer = nullptr;
-  std::vector<TraceStep> steps;
-  std::vector<CacheLink> links;
-
-  // Set by the first step.
-  std::optional<Config> config;
-  DType dtype = DType::float32;
-  std::string attention;
-
-  // The whole token sequence seen so far; step s's key j is
-  // sequence[window_offset[s] + j].
-  std::vector<TokenText> sequence;
-  std::vector<std::size_t> window_offset;
-  std::optional<std::int64_t> pending_next;  // chosen from the last step, not yet fed
-  std::vector<double> last_probs;            // the last step's next-token distribution
-
-  // The open step.
-  bool open = false;
-  std::unique_ptr<OpGraphRecorder> recorder;
-  std::vector<Tensor>
-      grad_handles;  // snapshot tensors, parallel to step.snapshots (grads)
-  std::vector<Shape>
-      grad_shapes;  // the shape each was recorded as, before head selection
-  Tensor logits;    // kept for set_next_token's backward (grads)
-  // The tensors that are the cache after the last step, per layer: the next
-  // step reads them as its kv_cache nodes. Holding them keeps their storage
-  // (and so its address) alive until that step is recorded.
-  std::vector<Tensor> cache_k, cache_v;
-
-  TokenText token(std::int64_t id) const {
-    std::string text =
-        tokenizer ? tokenizer->token_text(id) : "[" + std::to_string(id) + "]";
-    return {id, text};
-  }
-
-  bool layer_selected(std::size_t l) const {
-    return options.layers.empty() ||
-           std::find(options.layers.begin(), options.layers.end(), l) !=
-               options.layers.end();
-  }
-
-  // ForwardObserver: the model's hooks, defined below as trace::*.
-  void begin_step(const GlassLM& model, const std::vector<std::int64_t>& ids,
-                  std::size_t B, std::size_t T, std::size_t start,
-                  const Cache* cache) override;
-  void end_step(const Tensor& logits, const Cache* cache) override;
-  void abort_step() override;
-  void set_layer(int layer) override;
-  void record(const char* name, std::size_t layer, const Tensor& x,
-              const Shape& as_shape) override;
-  void record_scores(std::size_t layer, const Tensor& scores, const Shape& as_shape,
-                     std::size_t query_start, std::size_t key_start) override;
-};
-
 namespace trace {
 
 void begin_step(Tracer::Impl& t, const GlassLM& model,
@@ -214,7 +154,6 @@ void begin_step(Tracer::Impl& t, const GlassLM& model,
   step.start = start;
   for (std::size_t i = 0; i < T; ++i) step.tokens.push_back(t.token(ids[i]));  // row 0
   for (std::size_t i = 0; i < T; ++i) step.positions.push_back(start + i);
-  (void)B;
 
   // Where this step sits in the whole sequence (see Impl::sequence).
   std::size_t offset = 0;
@@ -353,7 +292,6 @@ void record_scores(Tracer::Impl& t, std::size_t layer, const Tensor& scores,
 
 void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
   TraceStep& step = t.steps.back();
-  const Config& cfg = *t.config;
   // The next-token distribution at the last position of row 0, in double.
   const std::size_t V = logits.dim(-1), T = step.tokens.size();
   std::vector<double> all = logits.to_vector();
@@ -390,7 +328,6 @@ void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
     step.key_start = step.start;
     step.keys = T;
   }
-  (void)cfg;
 
   if (t.recorder) {
     t.cache_k.clear();
@@ -513,164 +450,6 @@ void Tracer::set_next_token(std::int64_t id) {
   }
   t.grad_handles.clear();
   t.logits = Tensor();
-}
-
-// ---- JSON --------------------------------------------------------------------------
-
-namespace {
-
-using json = nlohmann::ordered_json;  // keys in the order written: format, version, ...
-
-// v rounded to `digits` significant digits (0: exact for the dtype: 9 digits
-// give back every float32, 17 every float64). NaN stays NaN: nlohmann_json
-// writes it as null, which is how the format spells a masked score.
-double round_to(double v, int digits) {
-  if (!std::isfinite(v)) return v;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
-}
-
-json numbers(const std::vector<double>& values, int digits) {
-  json out = json::array();
-  out.get_ref<json::array_t&>().reserve(values.size());
-  for (double v : values) out.push_back(round_to(v, digits));
-  return out;
-}
-
-json token_json(const TokenText& t) {
-  return {{"id", t.id}, {"text", t.text}};
-}
-
-json candidate_json(const Candidate& c, int digits) {
-  return {{"id", c.id}, {"text", c.text}, {"prob", round_to(c.prob, digits)}};
-}
-
-}  // namespace
-
-std::string Tracer::to_json(int indent) const {
-  const Impl& t = *impl_;
-  const int digits = t.options.precision > 0     ? t.options.precision
-                     : t.dtype == DType::float32 ? 9
-                                                 : 17;
-  json j;
-  j["format"] = "glassllm-trace";
-  j["version"] = format_version;
-  json config = json::object();
-  std::size_t H = 0, Hkv = 0, G = 1;
-  if (t.config) {
-    const Config& c = *t.config;
-    H = c.n_heads, Hkv = c.n_kv_heads, G = c.n_rep();
-    config = {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},
-              {"n_layers", c.n_layers},     {"n_heads", c.n_heads},
-              {"n_kv_heads", c.n_kv_heads}, {"head_dim", c.head_dim()},
-              {"n_rep", c.n_rep()},         {"d_ff", c.d_ff},
-              {"max_len", c.max_len},       {"rope_theta", c.rope_theta},
-              {"norm_eps", c.norm_eps}};
-  }
-  j["config"] = config;
-  j["dtype"] = dtype_name(t.dtype);
-  j["attention"] = t.attention.empty() ? "repeat_kv" : t.attention;
-  // K/V head i serves query heads i*G .. i*G + G-1.
-  json groups = json::array();
-  for (std::size_t i = 0; i < Hkv; ++i) {
-    json g = json::array();
-    for (std::size_t r = 0; r < G; ++r) g.push_back(i * G + r);
-    groups.push_back(g);
-  }
-  (void)H;
-  j["head_groups"] = groups;
-  j["options"] = {{"layers", t.options.layers},
-                  {"heads", t.options.heads},
-                  {"precision", t.options.precision},
-                  {"top_k", t.options.top_k},
-                  {"grads", t.options.grads}};
-  json sequence = json::array();
-  for (const TokenText& tok : t.sequence) sequence.push_back(token_json(tok));
-  j["sequence"] = sequence;
-
-  json steps = json::array();
-  for (std::size_t si = 0; si < t.steps.size(); ++si) {
-    const TraceStep& s = t.steps[si];
-    json step;
-    step["index"] = s.index;
-    step["kind"] = s.kind;
-    step["start"] = s.start;
-    json tokens = json::array();
-    for (const TokenText& tok : s.tokens) tokens.push_back(token_json(tok));
-    step["tokens"] = tokens;
-    step["positions"] = s.positions;
-    step["window_offset"] = t.window_offset[si];
-    step["keys"] = {{"start", s.key_start}, {"count", s.keys}};
-    step["cache"] = {{"mode", s.cache_mode},
-                     {"shape", s.cache_shape},
-                     {"length", s.cache_length},
-                     {"bytes", s.cache_bytes},
-                     {"per_layer", s.cache_bytes_per_layer}};
-    step["repeat_kv"] = {{"ops", s.graph.count("repeat_kv")},
-                         {"bytes", s.graph.bytes_written("repeat_kv")},
-                         {"read_bytes", s.graph.bytes_read_after("repeat_kv")}};
-    json snaps = json::array();
-    for (const Snapshot& snap : s.snapshots) {
-      json o = {{"name", snap.name},
-                {"layer", snap.layer},
-                {"shape", snap.shape},
-                {"data", numbers(snap.data, digits)}};
-      if (!snap.heads.empty() || snap.shape.size() == 4) o["heads"] = snap.heads;
-      if (!snap.grad.empty()) o["grad"] = numbers(snap.grad, digits);
-      snaps.push_back(std::move(o));
-    }
-    step["snapshots"] = std::move(snaps);
-    json top = json::array();
-    for (const Candidate& c : s.top_k) top.push_back(candidate_json(c, digits));
-    step["top_k"] = top;
-    step["next"] = s.next ? candidate_json(*s.next, digits) : json(nullptr);
-    if (s.log_prob) step["log_prob"] = round_to(*s.log_prob, digits);
-    json nodes = json::array();
-    for (const OpNode& n : s.graph.nodes) {
-      json o = {{"id", n.id},
-                {"op", n.op},
-                {"inputs", n.inputs},
-                {"shape", n.shape},
-                {"dtype", dtype_name(n.dtype)},
-                {"bytes", n.bytes}};
-      if (n.layer >= 0) o["layer"] = n.layer;
-      if (!n.name.empty()) o["name"] = n.name;
-      nodes.push_back(std::move(o));
-    }
-    step["graph"] = {{"nodes", std::move(nodes)}};
-    steps.push_back(std::move(step));
-  }
-  j["steps"] = std::move(steps);
-  json links = json::array();
-  for (const CacheLink& l : t.links)
-    links.push_back({{"layer", l.layer},
-                     {"tensor", l.tensor},
-                     {"from", {{"step", l.from_step}, {"node", l.from_node}}},
-                     {"to", {{"step", l.to_step}, {"node", l.to_node}}}});
-  j["cache_links"] = std::move(links);
-  return j.dump(indent);
-}
-
-void Tracer::write(const std::string& path) const {
-  namespace fs = std::filesystem;
-  std::string text = to_json();
-  fs::path target(path), tmp = target;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
-    out << text;
-    if (!out.flush())
-      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
-                             ": " + ec.message());
-  }
 }
 
 }  // namespace glassllm

@@ -1,0 +1,171 @@
+// trace_json.cpp: the JSON document a Tracer writes (format "glassllm-trace";
+// its schema is docs/trace.schema.json, docs/09-tracer.md explains it).
+// Everything here reads what tracer.cpp recorded; nothing is computed anew.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "glassllm/trace/tracer.h"
+#include "glassllm/trace/tracer_impl.h"
+
+namespace glassllm {
+
+namespace {
+
+using json = nlohmann::ordered_json;  // keys in the order written: format, version, ...
+
+// v rounded to `digits` significant digits (0: exact for the dtype: 9 digits
+// give back every float32, 17 every float64). NaN stays NaN: nlohmann_json
+// writes it as null, which is how the format spells a masked score.
+double round_to(double v, int digits) {
+  if (!std::isfinite(v)) return v;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return std::strtod(buf, nullptr);
+}
+
+json numbers(const std::vector<double>& values, int digits) {
+  json out = json::array();
+  out.get_ref<json::array_t&>().reserve(values.size());
+  for (double v : values) out.push_back(round_to(v, digits));
+  return out;
+}
+
+json token_json(const TokenText& t) {
+  return {{"id", t.id}, {"text", t.text}};
+}
+
+json candidate_json(const Candidate& c, int digits) {
+  return {{"id", c.id}, {"text", c.text}, {"prob", round_to(c.prob, digits)}};
+}
+
+}  // namespace
+
+std::string Tracer::to_json(int indent) const {
+  const Impl& t = *impl_;
+  const int digits = t.options.precision > 0     ? t.options.precision
+                     : t.dtype == DType::float32 ? 9
+                                                 : 17;
+  json j;
+  j["format"] = "glassllm-trace";
+  j["version"] = format_version;
+  json config = json::object();
+  std::size_t Hkv = 0, G = 1;
+  if (t.config) {
+    const Config& c = *t.config;
+    Hkv = c.n_kv_heads, G = c.n_rep();
+    config = {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},
+              {"n_layers", c.n_layers},     {"n_heads", c.n_heads},
+              {"n_kv_heads", c.n_kv_heads}, {"head_dim", c.head_dim()},
+              {"n_rep", c.n_rep()},         {"d_ff", c.d_ff},
+              {"max_len", c.max_len},       {"rope_theta", c.rope_theta},
+              {"norm_eps", c.norm_eps}};
+  }
+  j["config"] = config;
+  j["dtype"] = dtype_name(t.dtype);
+  j["attention"] = t.attention.empty() ? "repeat_kv" : t.attention;
+  // K/V head i serves query heads i*G .. i*G + G-1.
+  json groups = json::array();
+  for (std::size_t i = 0; i < Hkv; ++i) {
+    json g = json::array();
+    for (std::size_t r = 0; r < G; ++r) g.push_back(i * G + r);
+    groups.push_back(g);
+  }
+  j["head_groups"] = groups;
+  j["options"] = {{"layers", t.options.layers},
+                  {"heads", t.options.heads},
+                  {"precision", t.options.precision},
+                  {"top_k", t.options.top_k},
+                  {"grads", t.options.grads}};
+  json sequence = json::array();
+  for (const TokenText& tok : t.sequence) sequence.push_back(token_json(tok));
+  j["sequence"] = sequence;
+
+  json steps = json::array();
+  for (std::size_t si = 0; si < t.steps.size(); ++si) {
+    const TraceStep& s = t.steps[si];
+    json step;
+    step["index"] = s.index;
+    step["kind"] = s.kind;
+    step["start"] = s.start;
+    json tokens = json::array();
+    for (const TokenText& tok : s.tokens) tokens.push_back(token_json(tok));
+    step["tokens"] = tokens;
+    step["positions"] = s.positions;
+    step["window_offset"] = t.window_offset[si];
+    step["keys"] = {{"start", s.key_start}, {"count", s.keys}};
+    step["cache"] = {{"mode", s.cache_mode},
+                     {"shape", s.cache_shape},
+                     {"length", s.cache_length},
+                     {"bytes", s.cache_bytes},
+                     {"per_layer", s.cache_bytes_per_layer}};
+    step["repeat_kv"] = {{"ops", s.graph.count("repeat_kv")},
+                         {"bytes", s.graph.bytes_written("repeat_kv")},
+                         {"read_bytes", s.graph.bytes_read_after("repeat_kv")}};
+    json snaps = json::array();
+    for (const Snapshot& snap : s.snapshots) {
+      json o = {{"name", snap.name},
+                {"layer", snap.layer},
+                {"shape", snap.shape},
+                {"data", numbers(snap.data, digits)}};
+      if (!snap.heads.empty() || snap.shape.size() == 4) o["heads"] = snap.heads;
+      if (!snap.grad.empty()) o["grad"] = numbers(snap.grad, digits);
+      snaps.push_back(std::move(o));
+    }
+    step["snapshots"] = std::move(snaps);
+    json top = json::array();
+    for (const Candidate& c : s.top_k) top.push_back(candidate_json(c, digits));
+    step["top_k"] = top;
+    step["next"] = s.next ? candidate_json(*s.next, digits) : json(nullptr);
+    if (s.log_prob) step["log_prob"] = round_to(*s.log_prob, digits);
+    json nodes = json::array();
+    for (const OpNode& n : s.graph.nodes) {
+      json o = {{"id", n.id},
+                {"op", n.op},
+                {"inputs", n.inputs},
+                {"shape", n.shape},
+                {"dtype", dtype_name(n.dtype)},
+                {"bytes", n.bytes}};
+      if (n.layer >= 0) o["layer"] = n.layer;
+      if (!n.name.empty()) o["name"] = n.name;
+      nodes.push_back(std::move(o));
+    }
+    step["graph"] = {{"nodes", std::move(nodes)}};
+    steps.push_back(std::move(step));
+  }
+  j["steps"] = std::move(steps);
+  json links = json::array();
+  for (const CacheLink& l : t.links)
+    links.push_back({{"layer", l.layer},
+                     {"tensor", l.tensor},
+                     {"from", {{"step", l.from_step}, {"node", l.from_node}}},
+                     {"to", {{"step", l.to_step}, {"node", l.to_node}}}});
+  j["cache_links"] = std::move(links);
+  return j.dump(indent);
+}
+
+void Tracer::write(const std::string& path) const {
+  namespace fs = std::filesystem;
+  std::string text = to_json();
+  fs::path target(path), tmp = target;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("trace: cannot write " + tmp.string());
+    out << text;
+    if (!out.flush())
+      throw std::runtime_error("trace: writing " + tmp.string() + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("trace: cannot rename " + tmp.string() + " to " + path +
+                             ": " + ec.message());
+  }
+}
+
+}  // namespace glassllm
