@@ -8,10 +8,12 @@ packages=(
   g++ cmake make ccache                      # toolchain
   libxtensor-dev xtl-dev libxsimd-dev        # arrays
   libopenblas-dev                            # matrix products (opened at run time)
+  libxtensor-blas-dev                        # np.dot for glassllm/reference/
   nlohmann-json3-dev                         # JSON
   doctest-dev                                # unit tests
   libcli11-dev                               # command-line parsing
   libvalijson-dev                            # JSON Schema validation (trace format test)
+  libicu-dev                                 # Unicode regexes and normalization (Hugging Face tokenizers)
   chromium                                   # the inspector's browser tests (tests/viewer/)
 )
 

@@ -2,6 +2,8 @@
 // repeats an uninterrupted run bit for bit, an interrupted save loses
 // nothing, and a run is never overwritten silently. Runs single-threaded
 // (set_blas_threads(1)): results repeat bit for bit only for one thread count.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,10 +19,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh, empty place for a run; removed again by the destructor.
+// A fresh, empty place for a run; removed again by the destructor. The
+// process id keeps two test runs at once (two build folders) apart.
 struct TempRun {
   explicit TempRun(const std::string& name)
-      : path((fs::temp_directory_path() / ("glassllm_test_" + name)).string()) {
+      : path((fs::temp_directory_path() /
+              ("glassllm_test_" + name + "_" + std::to_string(::getpid())))
+                 .string()) {
     clean();
   }
   ~TempRun() { clean(); }
