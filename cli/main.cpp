@@ -31,7 +31,8 @@ std::string prefix(const CLI::App& app, int argc, char** argv) {
 // Prints the message on one line, with any control character from a file
 // escaped, and without repeating the command's name when it starts with it.
 int report(const std::string& prefix, std::string what, int status) {
-  const std::string command = prefix.substr(9);  // "generate: " from "glassllm generate: "
+  const std::string command =
+      prefix.substr(9);  // "generate: " from "glassllm generate: "
   if (!command.empty() && what.rfind(command, 0) == 0) what.erase(0, command.size());
   std::cerr << prefix << glassllm::printable(what) << "\n";
   return status;
@@ -48,12 +49,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // In the order `glassllm --help` lists them.
   const std::vector<cli::Command> commands = {
-      cli::register_gradcheck(app), cli::register_init(app),
-      cli::register_forward(app),   cli::register_grads(app),
-      cli::register_check(app),     cli::register_generate(app),
-      cli::register_trace(app),     cli::register_memory(app),
-      cli::register_bench(app),     cli::register_train(app),
-      cli::register_eval(app),
+      cli::register_gradcheck(app), cli::register_init(app),  cli::register_forward(app),
+      cli::register_grads(app),     cli::register_check(app), cli::register_generate(app),
+      cli::register_tokenize(app),  cli::register_trace(app), cli::register_memory(app),
+      cli::register_bench(app),     cli::register_train(app), cli::register_eval(app),
   };
   const std::string where = prefix(app, argc, argv);
 
@@ -61,9 +60,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    const std::string help =
-        where == "glassllm: " ? "glassllm --help" : where.substr(0, where.size() - 2) +
-                                                        " --help";
+    const std::string help = where == "glassllm: "
+                                 ? "glassllm --help"
+                                 : where.substr(0, where.size() - 2) + " --help";
     return report(where, std::string(e.what()) + "; see " + help, 2);
   }
 

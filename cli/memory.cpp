@@ -161,8 +161,8 @@ Command register_memory(CLI::App& app) {
   add_whole(sub, "--n-heads", a->n_heads, "Query heads", 1, kMaxSize);
   add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads", 1, kMaxSize);
   add_whole(sub, "--head-dim", a->head_dim, "Head dimension", 1, kMaxSize);
-  add_whole(sub, "--ctx", a->ctx, "Positions in the cache (default: the preset's, else 128)",
-            1, kMaxSize)
+  add_whole(sub, "--ctx", a->ctx,
+            "Positions in the cache (default: the preset's, else 128)", 1, kMaxSize)
       ->default_str("");
   sub->add_option("--dtype", a->dtype, "float16, float32 or float64")
       ->capture_default_str();

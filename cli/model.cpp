@@ -203,7 +203,8 @@ int generate(const GenerateArgs& a) {
     const Config& cfg = ckpt.model.config();
     Config used = cfg;
     if (cache_mode == CacheMode::concat)
-      used.max_len = std::min<std::size_t>(cfg.max_len, a.prompt.size() + a.max_new_tokens);
+      used.max_len =
+          std::min<std::size_t>(cfg.max_len, a.prompt.size() + a.max_new_tokens);
     check_fits_in_memory("the K/V cache of " + std::to_string(used.max_len) +
                              " positions (max_position_embeddings " +
                              std::to_string(cfg.max_len) + ")",

@@ -88,7 +88,8 @@ int train(const TrainArgs& a) {
   // Options a run may change on resume are reported when changed; the
   // others (task, seed, dtype, optimizer, sizes) must equal the run's, and
   // train() refuses them with their own message.
-  auto set = [&](const char* flag, auto& field, const auto& given, bool may_change = true) {
+  auto set = [&](const char* flag, auto& field, const auto& given,
+                 bool may_change = true) {
     if (!given) return;
     if (a.resume && may_change && *given != field)
       std::cerr << "glassllm train: " << flag << " " << printable(text_of(*given))
@@ -150,11 +151,11 @@ int train(const TrainArgs& a) {
 int eval(const EvalArgs& a) {
   if (a.threads) set_blas_threads(*a.threads);
   Checkpoint ckpt = load_model("eval", a.dir, std::nullopt, a.allow_nonfinite);
-  check_fits_in_memory("evaluating batches of " + std::to_string(a.batch_size) + " x " +
-                           std::to_string(ckpt.model.config().max_len) + " tokens",
-                       training_step_bytes(ckpt.model.config(), ckpt.model.dtype(),
-                                           a.batch_size),
-                       "use a smaller --batch-size");
+  check_fits_in_memory(
+      "evaluating batches of " + std::to_string(a.batch_size) + " x " +
+          std::to_string(ckpt.model.config().max_len) + " tokens",
+      training_step_bytes(ckpt.model.config(), ckpt.model.dtype(), a.batch_size),
+      "use a smaller --batch-size");
   if (!ckpt.tokenizer)
     throw std::invalid_argument("eval: " + a.dir +
                                 " has no glassllm_tokenizer.json; tasks are text");
@@ -192,7 +193,8 @@ Command register_train(CLI::App& app) {
                 "Continue the run in --out; flags given override its saved options");
   add_whole(sub, "--steps", a->steps, "Total optimizer steps (default 2000)", 1,
             kMaxSteps);
-  add_whole(sub, "--batch-size", a->batch_size, "Rows per step (default 16)", 1, kMaxSize);
+  add_whole(sub, "--batch-size", a->batch_size, "Rows per step (default 16)", 1,
+            kMaxSize);
   add_real(sub, "--lr", a->lr, "Peak learning rate (default 1e-3)", {0, 1000, true});
   add_whole(sub, "--warmup", a->warmup, "Linear warm-up steps (default 100)", 0,
             kMaxSteps);
@@ -217,7 +219,8 @@ Command register_train(CLI::App& app) {
   add_whole(sub, "--save-every", a->save_every,
             "Checkpoint every N steps, 0: only at the end (default 500)", 0, kMaxSteps);
   add_whole(sub, "--d-model", a->d_model, "Residual width (default 128)", 1, kMaxSize);
-  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks (default 4)", 1, kMaxSize);
+  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks (default 4)", 1,
+            kMaxSize);
   add_whole(sub, "--n-heads", a->n_heads, "Query heads (default 4)", 1, kMaxSize);
   add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads (default 2)", 1,
             kMaxSize);

@@ -19,8 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Folder {
-  fs::path path = fs::temp_directory_path() /
-                  ("glassllm_test_files_" + std::to_string(::getpid()));
+  fs::path path =
+      fs::temp_directory_path() / ("glassllm_test_files_" + std::to_string(::getpid()));
   Folder() {
     fs::remove_all(path);
     fs::create_directories(path);
@@ -37,7 +37,8 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 std::size_t entries(const fs::path& dir) {
-  return std::size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+  return std::size_t(
+      std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
 }  // namespace
@@ -66,10 +67,11 @@ TEST_CASE("read_regular_file: the size limit is checked before reading") {
   Folder dir;
   write_text(dir / "f", "0123456789");
   CHECK(read_regular_file(dir / "f", 10) == "0123456789");
-  CHECK_THROWS_WITH_AS(read_regular_file(dir / "f", 9, "a config file"),
-                       doctest::Contains("cannot read: 10 bytes, more than the 9 a config "
-                                         "file may have"),
-                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(
+      read_regular_file(dir / "f", 9, "a config file"),
+      doctest::Contains("cannot read: 10 bytes, more than the 9 a config "
+                        "file may have"),
+      std::runtime_error);
 }
 
 TEST_CASE("write_file_safely: replaces the file whole, keeps its mode, leaves nothing") {
@@ -132,8 +134,9 @@ TEST_CASE("printable: control characters and bytes that are not UTF-8 are escape
   CHECK(printable("a\nb\tc") == "a\\x0ab\\x09c");
   CHECK(printable("a\nb\tc\r", true) == "a\nb\tc\\x0d");
   CHECK(printable("\x7f") == "\\x7f");
-  CHECK(printable("\xc2\x9b" "2J") == "\\xc2\\x9b2J");  // C1 CSI, U+009B
-  CHECK(printable("\xff\xc3") == "\\xff\\xc3");      // not UTF-8, truncated
+  CHECK(printable("\xc2\x9b"
+                  "2J") == "\\xc2\\x9b2J");               // C1 CSI, U+009B
+  CHECK(printable("\xff\xc3") == "\\xff\\xc3");           // not UTF-8, truncated
   CHECK(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate
   CHECK(utf8_length("\xf0\x9f\x99\x82", 0) == 4);
   CHECK(utf8_length("\xc0\x80", 0) == 0);  // overlong NUL
@@ -156,15 +159,17 @@ TEST_CASE("budget: parameter, cache and training estimates by hand") {
         double(GlassLM(c, 0, DType::float64).parameter_count() * 8));
   // 2 (K, V) * 2 layers * batch 3 * 1 head * 4 positions * hd 4 * 8 bytes.
   CHECK(preallocated_cache_bytes(c, DType::float64, 3) == 2 * 2 * 3 * 1 * 4 * 4 * 8.0);
-  CHECK(training_step_bytes(c, DType::float32, 1) > 4 * parameter_bytes(c, DType::float32));
+  CHECK(training_step_bytes(c, DType::float32, 1) >
+        4 * parameter_bytes(c, DType::float32));
   CHECK(human_bytes(512) == "512 bytes");
   CHECK(human_bytes(1536) == "1.5 KiB");
   CHECK(human_bytes(3.0 * (1ull << 40)) == "3 TiB");
   CHECK(machine_memory_bytes() > 0);
-  CHECK_THROWS_WITH_AS(check_fits_in_memory("a model of vocab 1e15", 1e18, "choose less"),
-                       doctest::Contains("a model of vocab 1e15 needs about 888 PiB, more "
-                                         "than the "),
-                       TooLarge);
+  CHECK_THROWS_WITH_AS(
+      check_fits_in_memory("a model of vocab 1e15", 1e18, "choose less"),
+      doctest::Contains("a model of vocab 1e15 needs about 888 PiB, more "
+                        "than the "),
+      TooLarge);
   CHECK_NOTHROW(check_fits_in_memory("a small thing", 1024, ""));
 }
 
@@ -179,8 +184,9 @@ TEST_CASE("load_checkpoint: non-finite weights are refused, or listed when allow
   c.d_ff = 16;
   c.max_len = 8;
   GlassLM model(c, 1);
-  model.layers[0].up_proj.mutable_data<float>()[1 * 8 + 3] = NAN;  // [F, D] = [16, 8]: (1, 3)
-  model.layers[0].up_proj.mutable_data<float>()[5] = INFINITY;     // (0, 5), later: "1 more"
+  model.layers[0].up_proj.mutable_data<float>()[1 * 8 + 3] =
+      NAN;  // [F, D] = [16, 8]: (1, 3)
+  model.layers[0].up_proj.mutable_data<float>()[5] = INFINITY;  // (0, 5), later: "1 more"
   model.lm_head.mutable_data<float>()[0] = -INFINITY;
   save_checkpoint(dir / "c", model);
   CHECK_THROWS_WITH_AS(
@@ -193,7 +199,8 @@ TEST_CASE("load_checkpoint: non-finite weights are refused, or listed when allow
       std::runtime_error);
   Checkpoint ck = load_checkpoint(dir / "c", std::nullopt, true);
   REQUIRE(ck.nonfinite.size() == 2);
-  CHECK(ck.nonfinite[0].find("'model.layers.0.mlp.up_proj.weight' has inf at index [0, 5]") !=
+  CHECK(ck.nonfinite[0].find(
+            "'model.layers.0.mlp.up_proj.weight' has inf at index [0, 5]") !=
         std::string::npos);
   CHECK(ck.nonfinite[1].find("'lm_head.weight' has -inf at index [0, 0]") !=
         std::string::npos);

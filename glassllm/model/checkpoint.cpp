@@ -105,7 +105,9 @@ std::string first_nonfinite(const Tensor& t) {
         index = std::to_string(rest % t.shape()[d]) + (index.empty() ? "" : ", ") + index;
         rest /= t.shape()[d];
       }
-      found = std::string(std::isnan(p[i]) ? "nan" : p[i] > 0 ? "inf" : "-inf") +
+      found = std::string(std::isnan(p[i]) ? "nan"
+                          : p[i] > 0       ? "inf"
+                                           : "-inf") +
               " at index [" + index + "]";
     }
   });
@@ -272,14 +274,16 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
                                 std::to_string(model.config().vocab_size));
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw WriteError(dir + ": cannot write: cannot create the folder: " + ec.message());
+  if (ec)
+    throw WriteError(dir + ": cannot write: cannot create the folder: " + ec.message());
   const fs::path root(dir);
   // transformers refuses safetensors files without {"format": "pt"}.
   write_safetensors((root / kWeightsFile).string(), model.named_parameters(),
                     {{"format", "pt"}});
   write_file_safely((root / kConfigFile).string(),
                     config_to_json(model.config(), model.dtype()));
-  if (tokenizer) write_file_safely((root / kTokenizerFile).string(), tokenizer->to_json());
+  if (tokenizer)
+    write_file_safely((root / kTokenizerFile).string(), tokenizer->to_json());
 }
 
 // ---- loading
@@ -293,7 +297,8 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
   const std::string tokenizer_path = (root / kTokenizerFile).string();
 
   // 1. config.json
-  std::string config_text = read_regular_file(config_path, kMaxJsonBytes, "a config file");
+  std::string config_text =
+      read_regular_file(config_path, kMaxJsonBytes, "a config file");
   Config cfg;
   std::optional<DType> config_dtype;
   try {
@@ -406,7 +411,8 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
   std::optional<Tokenizer> tokenizer;
   std::error_code ec;
   if (fs::exists(tokenizer_path, ec)) {
-    std::string text = read_regular_file(tokenizer_path, kMaxJsonBytes, "a tokenizer file");
+    std::string text =
+        read_regular_file(tokenizer_path, kMaxJsonBytes, "a tokenizer file");
     try {
       tokenizer = Tokenizer::from_json(text);
     } catch (const std::invalid_argument& e) {

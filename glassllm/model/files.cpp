@@ -156,7 +156,8 @@ void write_file_safely(const std::string& path, std::string_view bytes) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   std::error_code ea, eb;
@@ -196,10 +197,10 @@ std::string printable(std::string_view text, bool keep_newlines) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t len = utf8_length(text, i);
-    const bool control = (c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) ||
-                         c == 0x7f ||
-                         // U+0080..U+009F (C2 80..C2 9F): the C1 control characters
-                         (len == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0);
+    const bool control =
+        (c < 0x20 && !(keep_newlines && (c == '\n' || c == '\t'))) || c == 0x7f ||
+        // U+0080..U+009F (C2 80..C2 9F): the C1 control characters
+        (len == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0);
     if (len == 0 || control) {
       for (std::size_t k = 0; k < std::max<std::size_t>(len, 1); ++k)
         escape(static_cast<unsigned char>(text[i + k]));
@@ -217,7 +218,11 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
   if (c < 0x80) return 1;
   // The length from the lead byte, then continuation bytes 10xxxxxx; overlong
   // forms, surrogates and code points past U+10FFFF are not UTF-8.
-  const std::size_t len = c >= 0xF5 ? 0 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+  const std::size_t len = c >= 0xF5   ? 0
+                          : c >= 0xF0 ? 4
+                          : c >= 0xE0 ? 3
+                          : c >= 0xC2 ? 2
+                                      : 0;
   if (len == 0 || i + len > text.size()) return 0;
   for (std::size_t k = 1; k < len; ++k)
     if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return 0;

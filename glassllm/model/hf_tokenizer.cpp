@@ -923,8 +923,8 @@ HFTokenizer HFTokenizer::load(const std::string& dir) {
   std::string config = fs::exists(config_path)
                            ? read_regular_file(config_path, kMaxBytes, "a tokenizer file")
                            : "";
-  return from_json(read_regular_file(tokenizer_path, kMaxBytes, "a tokenizer file"), config,
-                   dir);
+  return from_json(read_regular_file(tokenizer_path, kMaxBytes, "a tokenizer file"),
+                   config, dir);
 }
 
 HFTokenizer HFTokenizer::from_json(const std::string& tokenizer_json,

@@ -43,7 +43,9 @@ void write_npy(const std::string& path, const Tensor& t) {
 
 Tensor read_npy(const std::string& path) {
   const std::string bytes = read_regular_file(path);
-  auto fail = [&](const std::string& why) { return std::runtime_error(path + ": " + why); };
+  auto fail = [&](const std::string& why) {
+    return std::runtime_error(path + ": " + why);
+  };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0 || bytes[6] != 1)
     throw fail("not a version 1 .npy file");
   const std::size_t header_len = std::size_t(static_cast<unsigned char>(bytes[8])) |

@@ -147,9 +147,9 @@ std::string read_text_file(const std::string& path, const Tokenizer& tokenizer) 
   for (std::size_t i = 0; i < text.size(); i += utf8_length(text, i)) ++characters;
   if (unknown * 2 > characters)
     throw std::runtime_error("task text:" + path + ": " + std::to_string(unknown) +
-                                " of its " + std::to_string(characters) +
-                                " characters are not in the tokenizer's vocabulary; "
-                                "expected text mostly in its alphabet");
+                             " of its " + std::to_string(characters) +
+                             " characters are not in the tokenizer's vocabulary; "
+                             "expected text mostly in its alphabet");
   return text;
 }
 

@@ -24,7 +24,8 @@ struct WriteError : std::runtime_error {
 /// which is opened non-blocking. A file larger than `max_bytes` is refused
 /// before it is read. Throws std::runtime_error, one line:
 ///   "<path>: cannot read: it is a FIFO (named pipe); expected a regular file"
-///   "<path>: cannot read: 2147483648 bytes, more than the 16777216 a config file may have"
+///   "<path>: cannot read: 2147483648 bytes, more than the 16777216 a config file may
+///   have"
 /// `kind` names the file in that last message ("a config file").
 std::string read_regular_file(const std::string& path,
                               std::uint64_t max_bytes = std::uint64_t(1) << 40,
