@@ -54,7 +54,7 @@ requirements_run=(
   "xsimd|have_header xsimd/xsimd.hpp|libxsimd-dev|xsimd-devel|xsimd"
   "nlohmann_json|have_header nlohmann/json.hpp|nlohmann-json3-dev|json-devel|nlohmann-json"
   "CLI11|have_header CLI/CLI.hpp|libcli11-dev|cli11-devel|cli11"
-  "xtensor-blas|have_header xtensor-blas/xlinalg.hpp|libxtensor-blas-dev|xtensor-blas-devel|xtensor-blas"
+  "xtensor-blas (header-only; no Fedora or Homebrew package found: install it from its source)|have_header xtensor-blas/xlinalg.hpp|libxtensor-blas-dev|-|-"
   "ICU|have_header unicode/regex.h|libicu-dev|libicu-devel|icu4c"
 )
 # OpenBLAS does the matrix products on Linux, opened at run time by the
