@@ -21,6 +21,9 @@ void cblas_sgemv(int, int, int, int, float, const float*, int, const float*, int
                  float*, int);
 void cblas_dgemv(int, int, int, int, double, const double*, int, const double*, int,
                  double, double*, int);
+void cblas_ssyrk(int, int, int, int, int, float, const float*, int, float, float*, int);
+void cblas_dsyrk(int, int, int, int, int, double, const double*, int, double, double*,
+                 int);
 float cblas_sdot(int, const float*, int, const float*, int);
 double cblas_ddot(int, const double*, int, const double*, int);
 }
@@ -142,4 +145,26 @@ TEST_CASE("cblas_sdot and cblas_ddot (builtin shim) match hand-computed sums") {
   std::vector<float> xf{0.5f, -1.5f}, yf{2.0f, 4.0f};
   CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), 1) == -5.0f);   // 1 - 6
   CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), -1) == -1.0f);  // 0.5*4 - 1.5*2
+}
+
+TEST_CASE("cblas_dsyrk and cblas_ssyrk (builtin shim) fill one triangle of A A^T") {
+  constexpr int Upper = 121, Lower = 122;
+  // A = [[1, 2], [3, 4]] row-major: A A^T = [[5, 11], [11, 25]],
+  // A^T A = [[10, 14], [14, 20]]. The other triangle keeps its -1.
+  const std::vector<double> A{1, 2, 3, 4};
+  std::vector<double> C(4, -1.0);
+  cblas_dsyrk(RowMajor, Upper, NoTrans, 2, 2, 1.0, A.data(), 2, 0.0, C.data(), 2);
+  CHECK(C == std::vector<double>{5, 11, -1, 25});
+  C.assign(4, -1.0);
+  cblas_dsyrk(RowMajor, Lower, Trans, 2, 2, 1.0, A.data(), 2, 0.0, C.data(), 2);
+  CHECK(C == std::vector<double>{10, -1, 14, 20});
+  // Column-major, the same memory is [[1, 3], [2, 4]]: A A^T = [[10, 14], [14, 20]],
+  // upper triangle (0,0), (0,1), (1,1) at memory 0, 2, 3; alpha 2 and beta 1 on C = -1.
+  C.assign(4, -1.0);
+  cblas_dsyrk(ColMajor, Upper, NoTrans, 2, 2, 2.0, A.data(), 2, 1.0, C.data(), 2);
+  CHECK(C == std::vector<double>{19, -1, 27, 39});
+  const std::vector<float> Af{1, 2, 3, 4};
+  std::vector<float> Cf(4, -1.0f);
+  cblas_ssyrk(RowMajor, Lower, NoTrans, 2, 2, 1.0f, Af.data(), 2, 0.0f, Cf.data(), 2);
+  CHECK(Cf == std::vector<float>{5, -1, 11, 25});
 }

@@ -1,6 +1,7 @@
 // backends/cblas_shim.cpp: the CBLAS functions a program may still call in a
 // -DGLASSLLM_BLAS=builtin build, where no BLAS library is linked: xtensor-blas's
-// xt::linalg::dot calls cblas_?gemm, cblas_?gemv and cblas_?dot. Each one
+// xt::linalg::dot calls cblas_?gemm, cblas_?gemv, cblas_?dot and, for x @ x^T,
+// cblas_?syrk. Each one
 // here is the CBLAS standard's function over gemm_builtin.cpp, so code
 // written against CBLAS links and runs unchanged. Compiled only in the
 // builtin configuration (anywhere else these names belong to the library).
@@ -11,6 +12,7 @@
 // for real numbers. A negative increment walks a vector backwards from its
 // far end, as the standard says.
 #include <cstddef>
+#include <vector>
 
 #include "glassllm/fast/blas_internal.h"
 
@@ -19,6 +21,7 @@ namespace {
 // CBLAS's enum values, fixed by the standard (cblas.h: CBLAS_ORDER, CBLAS_TRANSPOSE).
 constexpr int CblasRowMajor = 101;
 constexpr int CblasNoTrans = 111;
+constexpr int CblasUpper = 121;  // CBLAS_UPLO
 
 template <class T>
 void gemm(int order, int trans_a, int trans_b, int M, int N, int K, T alpha, const T* A,
@@ -56,6 +59,28 @@ void gemv(int order, int trans, int M, int N, T alpha, const T* A, int lda, cons
                             incy);
 }
 
+// C = alpha * A A^T + beta * C (or A^T A with trans), touching only the
+// triangle `uplo` names, as SYRK does. xtensor-blas calls it for x @ x^T.
+template <class T>
+void syrk(int order, int uplo, int trans, int N, int K, T alpha, const T* A, int lda,
+          T beta, T* C, int ldc) {
+  if (N <= 0) return;
+  // A column-major matrix is its transpose stored row-major: op(A) and the
+  // triangle both flip.
+  bool t = (trans != CblasNoTrans) != (order != CblasRowMajor);
+  bool upper = (uplo == CblasUpper) == (order == CblasRowMajor);
+  std::vector<T> full(std::size_t(N) * std::size_t(N));
+  glassllm::builtin_gemm<T>(t, !t, std::size_t(N), std::size_t(N), std::size_t(K), alpha,
+                            A, std::size_t(lda), A, std::size_t(lda), T(0), full.data(),
+                            std::size_t(N), 1);
+  for (int i = 0; i < N; ++i)
+    for (int j = upper ? i : 0; j < (upper ? N : i + 1); ++j) {
+      T& c = C[std::size_t(i) * std::size_t(ldc) + std::size_t(j)];
+      T value = full[std::size_t(i) * std::size_t(N) + std::size_t(j)];
+      c = beta == T(0) ? value : value + beta * c;
+    }
+}
+
 template <class T>
 T dot(int n, const T* x, int incx, const T* y, int incy) {
   if (n <= 0) return T(0);
@@ -87,6 +112,16 @@ void cblas_sgemv(int order, int trans, int M, int N, float alpha, const float* A
 void cblas_dgemv(int order, int trans, int M, int N, double alpha, const double* A,
                  int lda, const double* x, int incx, double beta, double* y, int incy) {
   gemv(order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+void cblas_ssyrk(int order, int uplo, int trans, int N, int K, float alpha,
+                 const float* A, int lda, float beta, float* C, int ldc) {
+  syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
+}
+
+void cblas_dsyrk(int order, int uplo, int trans, int N, int K, double alpha,
+                 const double* A, int lda, double beta, double* C, int ldc) {
+  syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
 }
 
 float cblas_sdot(int n, const float* x, int incx, const float* y, int incy) {
