@@ -1,7 +1,7 @@
 // backends/cblas_shim.cpp: the CBLAS functions a program may still call in a
 // -DGLASSLLM_BLAS=builtin build, where no BLAS library is linked: xtensor-blas's
-// xt::linalg::dot calls cblas_?gemm, cblas_?gemv, cblas_?dot and, for x @ x^T,
-// cblas_?syrk. Each one
+// xt::linalg::dot calls cblas_?gemm, cblas_?gemv, cblas_?dot, and cblas_?syrk
+// when it sees A @ A^T (glassllm/reference/ links all four for double). Each one
 // here is the CBLAS standard's function over gemm_builtin.cpp, so code
 // written against CBLAS links and runs unchanged. Compiled only in the
 // builtin configuration (anywhere else these names belong to the library).
@@ -59,33 +59,37 @@ void gemv(int order, int trans, int M, int N, T alpha, const T* A, int lda, cons
                             incy);
 }
 
-// C = alpha * A A^T + beta * C (or A^T A with trans), touching only the
-// triangle `uplo` names, as SYRK does. xtensor-blas calls it for x @ x^T.
-template <class T>
-void syrk(int order, int uplo, int trans, int N, int K, T alpha, const T* A, int lda,
-          T beta, T* C, int ldc) {
-  if (N <= 0) return;
-  // A column-major matrix is its transpose stored row-major: op(A) and the
-  // triangle both flip.
-  bool t = (trans != CblasNoTrans) != (order != CblasRowMajor);
-  bool upper = (uplo == CblasUpper) == (order == CblasRowMajor);
-  std::vector<T> full(std::size_t(N) * std::size_t(N));
-  glassllm::builtin_gemm<T>(t, !t, std::size_t(N), std::size_t(N), std::size_t(K), alpha,
-                            A, std::size_t(lda), A, std::size_t(lda), T(0), full.data(),
-                            std::size_t(N), 1);
-  for (int i = 0; i < N; ++i)
-    for (int j = upper ? i : 0; j < (upper ? N : i + 1); ++j) {
-      T& c = C[std::size_t(i) * std::size_t(ldc) + std::size_t(j)];
-      T value = full[std::size_t(i) * std::size_t(N) + std::size_t(j)];
-      c = beta == T(0) ? value : value + beta * c;
-    }
-}
-
 template <class T>
 T dot(int n, const T* x, int incx, const T* y, int incy) {
   if (n <= 0) return T(0);
   return glassllm::builtin_dot<T>(std::size_t(n), first(x, n, incx), incx,
                                   first(y, n, incy), incy);
+}
+
+// C = alpha * op(A) op(A)^T + beta * C for a symmetric N x N C, op(A) [N, K]
+// (A, or A^T when trans), updating only the `uplo` triangle of C. The full
+// product goes to a scratch matrix through the GEMM, then the triangle is
+// written; with beta == 0, C is not read (the standard allows garbage there).
+template <class T>
+void syrk(int order, int uplo, int trans, int N, int K, T alpha, const T* A, int lda,
+          T beta, T* C, int ldc) {
+  if (N <= 0) return;
+  // A column-major [r, c] is a row-major [c, r]: its transpose flag flips.
+  bool t = (trans != CblasNoTrans) != (order != CblasRowMajor);
+  std::vector<T> product(std::size_t(N) * std::size_t(N), T(0));  // [N, N], row-major
+  if (K > 0)
+    glassllm::builtin_gemm<T>(t, !t, std::size_t(N), std::size_t(N), std::size_t(K), T(1),
+                              A, std::size_t(lda), A, std::size_t(lda), T(0),
+                              product.data(), std::size_t(N), 1);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) {
+      if (uplo == CblasUpper ? j < i : j > i) continue;  // the other triangle
+      T& c = order == CblasRowMajor
+                 ? C[std::size_t(i) * std::size_t(ldc) + std::size_t(j)]
+                 : C[std::size_t(j) * std::size_t(ldc) + std::size_t(i)];
+      T p = alpha * product[std::size_t(i) * std::size_t(N) + std::size_t(j)];
+      c = beta == T(0) ? p : p + beta * c;
+    }
 }
 
 }  // namespace
@@ -114,6 +118,14 @@ void cblas_dgemv(int order, int trans, int M, int N, double alpha, const double*
   gemv(order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy);
 }
 
+float cblas_sdot(int n, const float* x, int incx, const float* y, int incy) {
+  return dot(n, x, incx, y, incy);
+}
+
+double cblas_ddot(int n, const double* x, int incx, const double* y, int incy) {
+  return dot(n, x, incx, y, incy);
+}
+
 void cblas_ssyrk(int order, int uplo, int trans, int N, int K, float alpha,
                  const float* A, int lda, float beta, float* C, int ldc) {
   syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
@@ -122,14 +134,6 @@ void cblas_ssyrk(int order, int uplo, int trans, int N, int K, float alpha,
 void cblas_dsyrk(int order, int uplo, int trans, int N, int K, double alpha,
                  const double* A, int lda, double beta, double* C, int ldc) {
   syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
-}
-
-float cblas_sdot(int n, const float* x, int incx, const float* y, int incy) {
-  return dot(n, x, incx, y, incy);
-}
-
-double cblas_ddot(int n, const double* x, int incx, const double* y, int incy) {
-  return dot(n, x, incx, y, incy);
 }
 
 }  // extern "C"

@@ -22,7 +22,7 @@
 //   "tok/tokenizer.json: pre_tokenizer type 'Whitespace' is not supported
 //    (supported: Sequence, Split, ByteLevel, Digits, Metaspace)".
 //
-// Differences from `tokenizers`, all documented in docs/real-models.md: added
+// Differences from `tokenizers`, all documented in docs/14-real-models.md: added
 // tokens are matched in the raw text (as transformers.js does), decode() never
 // applies clean_up_tokenization_spaces (it would not give the text back), and
 // an added token with single_word true is refused.
