@@ -56,7 +56,7 @@ fi
 one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --prompt ab --layers 4 --out "$work/x.json"
 one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$work/x.json"
 
-# memory: the exaone-4.0-1.2b preset at float16 (DESIGN.md's cache formula,
+# memory: the exaone-4.0-1.2b preset at float16 (docs/design.md's cache formula,
 # and the article's figures: 60 repeats, 960 MiB, 1.88 GiB written + read).
 out=$("$bin" memory --preset exaone-4.0-1.2b --dtype float16) || fail "memory: $out"
 echo "$out"
