@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
 
 namespace CLI {
 class App;
@@ -65,6 +66,16 @@ struct StackShape {
 /// One preallocated KVCache of ctx positions per layer, holding `filled`
 /// positions of random keys and values (the same random block in every layer).
 Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype);
+
+/// --stop for generate and trace: GenerateOptions::stop that is true once
+/// the text generated after the first `prompt_len` tokens contains one of
+/// `stops` (empty strings are refused: "--stop: the string is empty").
+/// `tokenizer` must outlive the function.
+std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
+    const Tokenizer& tokenizer, std::size_t prompt_len,
+    const std::vector<std::string>& stops);
+/// `text` up to, not including, the first of `stops` it contains.
+std::string cut_at_stop(const std::string& text, const std::vector<std::string>& stops);
 
 /// Parses "4,5,6" into ids; throws naming the bad entry.
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);

@@ -1,6 +1,7 @@
 // model.cpp: `glassllm init`, `forward`, `grads` and `generate`: making a
 // checkpoint, and running one on token ids or on text.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -38,6 +39,26 @@ std::vector<std::int64_t> parse_ids(const std::string& text, const char* what) {
   return ids;
 }
 
+std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
+    const Tokenizer& tokenizer, std::size_t prompt_len,
+    const std::vector<std::string>& stops) {
+  for (const std::string& s : stops)
+    if (s.empty()) throw std::invalid_argument("--stop: the string is empty");
+  if (stops.empty()) return nullptr;
+  return [&tokenizer, prompt_len, stops](const std::vector<std::int64_t>& tokens) {
+    std::vector<std::int64_t> fresh(tokens.begin() + std::ptrdiff_t(prompt_len),
+                                    tokens.end());
+    const std::string text = tokenizer.decode(fresh);
+    return cut_at_stop(text, stops).size() < text.size();
+  };
+}
+
+std::string cut_at_stop(const std::string& text, const std::vector<std::string>& stops) {
+  std::size_t end = text.size();
+  for (const std::string& s : stops) end = std::min(end, text.find(s));
+  return text.substr(0, end);
+}
+
 namespace {
 
 struct InitArgs {
@@ -60,6 +81,7 @@ struct GradsArgs {
 };
 
 struct GenerateArgs {
+  std::vector<std::string> stop;  // --stop, any number of times
   std::string dir, prompt, attention = "repeat_kv", cache = "concat";
   std::size_t max_new_tokens = 64, top_k = 0;
   double temperature = 0.0;
@@ -154,11 +176,19 @@ int generate(const GenerateArgs& a) {
   opt.cache_mode = parse_cache_mode(a.cache);
   if (a.temperature < 0)
     throw std::invalid_argument("generate: --temperature must be >= 0");
+  opt.eos_token_ids = ckpt.eos_token_ids;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  opt.stop = stop_at_strings(tok, prompt.size(), a.stop);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
                                          out.end());
-  std::cout << tok.decode(prompt) << tok.decode(continuation) << "\n";
+  // The end-of-text token ends the answer; it is not part of the text.
+  if (!continuation.empty() && std::count(ckpt.eos_token_ids.begin(),
+                                          ckpt.eos_token_ids.end(), continuation.back()))
+    continuation.pop_back();
+  // Nor is a --stop string.
+  std::cout << tok.decode(prompt) << cut_at_stop(tok.decode(continuation), a.stop)
+            << "\n";
   return 0;
 }
 
@@ -216,8 +246,14 @@ Command register_generate(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("generate", "Continue a text prompt.");
   sub->add_option("dir", a->dir, "Checkpoint folder (with its tokenizer)")->required();
   sub->add_option("--prompt", a->prompt, "Text to continue")->required();
-  sub->add_option("--max-new-tokens", a->max_new_tokens, "Tokens to generate")
+  sub->add_option("--max-new-tokens", a->max_new_tokens,
+                  "Most tokens to generate (fewer when the model writes its end-of-text "
+                  "token, config.json's eos_token_id)")
       ->capture_default_str();
+  sub->add_option("--stop", a->stop,
+                  "Stop once the generated text contains STRING (printed without it); "
+                  "may be given more than once")
+      ->allow_extra_args(false);
   sub->add_option("--temperature", a->temperature, "0: greedy; > 0: sample")
       ->capture_default_str();
   sub->add_option("--top-k", a->top_k, "Sample among the k most likely tokens (0: all)")

@@ -79,6 +79,61 @@ bool holds_run(const fs::path& dir) {
   return fs::exists(dir / kStateFile);
 }
 
+// --init-from: a new run whose weights start as the checkpoint's in `dir`
+// instead of random ones (fine-tuning). The sizes must match, except the
+// vocabulary: the rows of embed_tokens and lm_head are copied by token text,
+// so a vocabulary that gained a token (the end-of-text) keeps every row it
+// had, and the new token's rows keep their random initialisation, as with
+// transformers' resize_token_embeddings.
+void start_from_checkpoint(GlassLM& model, const Tokenizer& tokenizer,
+                           const std::string& dir, std::ostream& out) {
+  Checkpoint source = load_checkpoint(dir, model.dtype());
+  const Config &from = source.model.config(), &to = model.config();
+  auto same = [&](const char* flag, std::size_t there, std::size_t here) {
+    if (there != here)
+      throw std::invalid_argument("--init-from " + dir + ": " + flag + " is " +
+                                  std::to_string(there) + " there but " +
+                                  std::to_string(here) + " here; pass " + flag + " " +
+                                  std::to_string(there));
+  };
+  same("--d-model", from.d_model, to.d_model);
+  same("--n-layers", from.n_layers, to.n_layers);
+  same("--n-heads", from.n_heads, to.n_heads);
+  same("--n-kv-heads", from.n_kv_heads, to.n_kv_heads);
+  same("--d-ff", from.d_ff, to.d_ff);
+  same("--max-len", from.max_len, to.max_len);
+  if (!source.tokenizer)
+    throw std::invalid_argument("--init-from " + dir +
+                                ": has no glassllm_tokenizer.json to match tokens by");
+  const Tokenizer& old_tok = *source.tokenizer;
+  std::size_t kept = 0;
+  for (const auto& [name, weight] : source.model.named_parameters()) {
+    Tensor& target = model.parameter(name);
+    if (name != "model.embed_tokens.weight" && name != "lm_head.weight") {
+      target = weight.detach();
+      continue;
+    }
+    // [vocab, d_model]: row i belongs to token i.
+    const std::size_t D = to.d_model;
+    std::vector<double> rows = target.to_vector(), old_rows = weight.to_vector();
+    kept = 0;
+    for (std::size_t id = 0; id < to.vocab_size; ++id) {
+      const std::string& text = tokenizer.token_text(std::int64_t(id));
+      for (std::size_t old_id = 0; old_id < from.vocab_size; ++old_id)
+        if (old_tok.token_text(std::int64_t(old_id)) == text) {
+          std::copy_n(old_rows.begin() + std::ptrdiff_t(old_id * D), D,
+                      rows.begin() + std::ptrdiff_t(id * D));
+          ++kept;
+          break;
+        }
+    }
+    target = from_vector(rows, target.shape(), target.dtype());
+  }
+  out << "starting from " << dir << ": every weight, and " << kept << " of "
+      << to.vocab_size << " token rows (the others are new tokens, initialised at random)"
+      << std::endl;
+}
+
 // ---- options as JSON ------------------------------------------------------------------
 
 Json config_json(const Config& c) {
@@ -104,6 +159,7 @@ Json options_json(const TrainOptions& o) {
           {"eval_every", o.eval_every},
           {"eval_batches", o.eval_batches},
           {"save_every", o.save_every},
+          {"init_from", o.init_from},
           {"model", config_json(o.model)}};
 }
 
@@ -126,6 +182,7 @@ TrainOptions options_from_json(const Json& j, const std::string& out) {
   o.eval_every = j.at("eval_every").get<std::size_t>();
   o.eval_batches = j.at("eval_batches").get<std::size_t>();
   o.save_every = j.at("save_every").get<std::size_t>();
+  o.init_from = j.value("init_from", std::string());  // runs saved before it had none
   const Json& m = j.at("model");
   o.model.d_model = m.at("d_model").get<std::size_t>();
   o.model.n_layers = m.at("n_layers").get<std::size_t>();
@@ -339,6 +396,52 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
   return r;
 }
 
+std::vector<SamplePrediction> sample_predictions(const GlassLM& model, const Task& task,
+                                                 const Tokenizer& tokenizer,
+                                                 std::uint64_t seed,
+                                                 std::size_t per_task) {
+  std::vector<SamplePrediction> picked;
+  if (!task.synthetic() || per_task == 0) return picked;
+  std::map<std::string, std::size_t> taken;  // task -> examples picked so far
+  const std::size_t T = model.config().max_len;
+  // Held-out batch 0, the first one evaluate() scores, so the examples shown
+  // are among those counted.
+  Batch b = make_batch(task, tokenizer, seed, 0, 16, T, Split::heldout);
+  for (const ExampleSpan& e : b.examples) {
+    if (taken[e.task] == per_task) continue;
+    ++taken[e.task];
+    // The example's line up to and including its '=' (position e.first).
+    const std::vector<std::int64_t>& row = b.tokens[e.row];
+    std::size_t start = e.first;
+    while (start > 0 && tokenizer.token_text(row[start - 1]) != "\n") --start;
+    SamplePrediction p;
+    p.task = e.task;
+    const std::vector<std::int64_t> prompt(row.begin() + std::ptrdiff_t(start),
+                                           row.begin() + std::ptrdiff_t(e.first) + 1);
+    p.prompt = tokenizer.decode(prompt);
+    // The expected answer: the targets up to, not including, the end-of-text.
+    for (std::size_t i = e.first; i + 1 < e.last; ++i)
+      p.expected += tokenizer.token_text(b.targets[e.row][i]);
+    GenerateOptions opt;
+    opt.max_new_tokens = e.last - e.first + 4;  // room to show an answer too long
+    if (tokenizer.eos_id()) opt.eos_token_ids = {*tokenizer.eos_id()};
+    std::vector<std::int64_t> out = model.generate(prompt, opt);
+    p.ended = !opt.eos_token_ids.empty() && out.back() == opt.eos_token_ids[0];
+    if (p.ended) out.pop_back();
+    p.answer = tokenizer.decode(std::vector<std::int64_t>(
+        out.begin() + std::ptrdiff_t(prompt.size()), out.end()));
+    p.right = p.ended && p.answer == p.expected;
+    picked.push_back(std::move(p));
+  }
+  return picked;
+}
+
+std::string SamplePrediction::line() const {
+  std::string s = prompt + " -> " + answer;
+  if (right) return s + "   right";
+  return s + (ended ? "" : "...") + "   wrong, expected " + expected;
+}
+
 // ---- the loop
 // ------------------------------------------------------------------------------
 
@@ -387,6 +490,7 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
       throw std::invalid_argument(
           o.out + ": exists and is not an empty folder; choose another --out");
     model.emplace(o.model, o.seed, o.dtype);
+    if (!o.init_from.empty()) start_from_checkpoint(*model, tokenizer, o.init_from, out);
     optimizer = make_optimizer(o, *model);
   }
   NamedTensors params = model->named_parameters();
@@ -422,6 +526,11 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
         evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
     clear_line();
     out << "eval at step " << step << ": " << e.summary() << std::endl;
+    // A few held-out questions answered by greedy generation, so a class
+    // can watch the answers change as the model learns.
+    for (const SamplePrediction& p :
+         sample_predictions(*model, *task, tokenizer, o.seed, o.samples_per_task))
+      out << "  " << p.line() << "\n";
     Json j{{"step", step}, {"eval_loss", e.loss}};
     if (e.accuracy) {
       j["eval_accuracy"] = *e.accuracy;
