@@ -1,10 +1,11 @@
 // bench.cpp: what GlassLM's ops cost on this machine, in one table.
 //
-// Prints the BLAS library in use (file, kernel family, build, threads), the
-// fixed cost of one tiny op with and without the autograd tape, and the
-// GFLOP/s of the model's matrix products through matmul and linear, each next
+// Prints the matrix-product backend in use (backend, file, kernels, build,
+// threads), the fixed cost of one tiny op with and without the autograd tape,
+// and the GFLOP/s of the model's matrix products through matmul and linear, each next
 // to a plain loop of raw GEMMs on the same shapes (the ceiling the op could
-// reach) and their ratio. Every figure is a median of repeated runs: the
+// reach) and their ratio, then the built-in GEMM against the backend on the
+// same shapes, one thread each. Every figure is a median of repeated runs: the
 // machine is shared and noisy. Then the model itself (default config):
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run.
@@ -122,6 +123,72 @@ void matmul_cases(std::vector<Row>& rows, DType dt, int runs) {
           threads, flops, [&] { matmul(x, wt); }, raw_nn, runs));
     }
   }
+}
+
+// ---- the built-in GEMM against the backend ---------------------------------------
+
+struct BackendRow {
+  std::string key, label, dtype;
+  double backend_gflops, builtin_gflops;
+};
+
+// The bench's GEMM shapes on one thread, through the configured backend and
+// through builtin_gemm (gemm_builtin.cpp), alternating run by run so that
+// both see the same machine load. In a builtin build both columns are the
+// built-in code (the backend's column adds only the few-rows dispatch).
+template <class T>
+void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
+  const char* d = sizeof(T) == 4 ? "f32" : "f64";
+  struct Shape {
+    const char* key;
+    const char* label;
+    std::size_t batch, M, N, K;
+    bool trans_b;
+  };
+  const Shape shapes[] = {
+      {"16x4x128x32", "64 x (128,32)@(32,128)", 64, 128, 128, 32, false},
+      {"2048x128x384_nt", "(2048,128)@(384,128)^T", 1, 2048, 384, 128, true},
+      {"2048x128x384_nn", "(2048,128)@(128,384)", 1, 2048, 384, 128, false}};
+  const int previous = blas_info().threads;
+  set_blas_threads(1);
+  for (const Shape& sh : shapes) {
+    Tensor a = randn({sh.batch, sh.M, sh.K}, 11, dt),
+           b = randn({sh.batch, sh.K, sh.N}, 12, dt);
+    Tensor c = zeros({sh.batch, sh.M, sh.N}, dt);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* pc = c.mutable_data<T>();
+    const std::size_t ldb = sh.trans_b ? sh.K : sh.N;
+    auto run = [&](bool builtin) {
+      for (std::size_t i = 0; i < sh.batch; ++i) {
+        const T* A = pa + i * sh.M * sh.K;
+        const T* B = pb + i * sh.K * sh.N;
+        T* C = pc + i * sh.M * sh.N;
+        if (builtin)
+          builtin_gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb,
+                          T(0), C, sh.N, 1);
+        else
+          gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb, T(0), C,
+                  sh.N);
+      }
+    };
+    run(false);  // warm caches and the backend's buffers
+    run(true);
+    std::vector<double> t_backend, t_builtin;
+    for (int r = 0; r < runs; ++r) {
+      t_backend.push_back(median_seconds([&] { run(false); }, 1));
+      t_builtin.push_back(median_seconds([&] { run(true); }, 1));
+    }
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    const double flops = 2.0 * sh.batch * sh.M * sh.N * sh.K;
+    rows.push_back({std::string(sh.key) + "_" + d, sh.label,
+                    sizeof(T) == 4 ? "float32" : "float64",
+                    flops / median(t_backend) / 1e9, flops / median(t_builtin) / 1e9});
+  }
+  set_blas_threads(previous);
 }
 
 // ---- the model ----------------------------------------------------------------
@@ -377,6 +444,12 @@ int bench(const BenchArgs& args) {
     matmul_cases<float>(rows, DType::float32, gemm_runs);
     matmul_cases<double>(rows, DType::float64, gemm_runs);
   }
+  std::vector<BackendRow> backend_rows;
+  {
+    no_grad guard;
+    builtin_cases<float>(backend_rows, DType::float32, gemm_runs);
+    builtin_cases<double>(backend_rows, DType::float64, gemm_runs);
+  }
 
   // (d) the model.
   const int model_runs = args.runs > 0 ? args.runs : 11;
@@ -389,6 +462,7 @@ int bench(const BenchArgs& args) {
 
   if (json) {
     nlohmann::json j;
+    j["blas_backend"] = info.backend;
     j["blas_library"] = info.library;
     j["blas_core"] = info.core;
     j["blas_config"] = info.config;
@@ -399,6 +473,11 @@ int bench(const BenchArgs& args) {
       j[r.key + "_gflops"] = r.op_gflops;
       j[r.key + "_gemm_gflops"] = r.gemm_gflops;
       j[r.key + "_ratio"] = r.op_gflops / r.gemm_gflops;
+    }
+    for (const BackendRow& r : backend_rows) {
+      j["builtin_vs_backend_" + r.key + "_backend_gflops"] = r.backend_gflops;
+      j["builtin_vs_backend_" + r.key + "_builtin_gflops"] = r.builtin_gflops;
+      j["builtin_vs_backend_" + r.key + "_ratio"] = r.builtin_gflops / r.backend_gflops;
     }
     for (const ModelFigures& m : models) {
       const std::string d = "_" + m.dtype;
@@ -436,6 +515,7 @@ int bench(const BenchArgs& args) {
     return 0;
   }
 
+  std::printf("BLAS backend  %s\n", info.backend.c_str());
   std::printf("BLAS library  %s\n", info.library.c_str());
   std::printf("BLAS core     %s\n", info.core.c_str());
   std::printf("BLAS config   %s\n", info.config.c_str());
@@ -455,6 +535,16 @@ int bench(const BenchArgs& args) {
   std::printf(
       "\n'gemm' is a plain loop of raw GEMMs on the same shapes and buffers:\n"
       "the ceiling for the op, which also allocates its output.\n\n");
+
+  std::printf(
+      "The built-in GEMM against the %s backend, one thread, GFLOP/s, median of %d\n",
+      info.backend.c_str(), gemm_runs);
+  std::printf("  %-38s %-8s %8s %8s %8s\n", "case", "dtype", info.backend.c_str(),
+              "builtin", "ratio");
+  for (const BackendRow& r : backend_rows)
+    std::printf("  %-38s %-8s %8.1f %8.1f %8.2f\n", r.label.c_str(), r.dtype.c_str(),
+                r.backend_gflops, r.builtin_gflops, r.builtin_gflops / r.backend_gflops);
+  std::printf("\n");
 
   std::printf(
       "The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads),\n"

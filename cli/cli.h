@@ -34,6 +34,7 @@ Command register_forward(CLI::App& app);    // cli/model.cpp
 Command register_grads(CLI::App& app);      // cli/model.cpp
 Command register_check(CLI::App& app);      // cli/check.cpp
 Command register_generate(CLI::App& app);   // cli/model.cpp
+Command register_tokenize(CLI::App& app);   // cli/tokenize.cpp
 Command register_trace(CLI::App& app);      // cli/trace.cpp
 Command register_memory(CLI::App& app);     // cli/memory.cpp
 Command register_bench(CLI::App& app);      // bench/bench.cpp

@@ -1,17 +1,18 @@
 # Fails the build when a file includes a header of a layer above its own.
 #
-#   cli -> train, trace -> model -> engine -> fast
+#   cli -> train, trace, reference -> model -> engine -> fast
 #
 # A file's layer is its folder: glassllm/<layer>/, include/glassllm/<layer>/,
-# or cli/. A file may include its own layer and any layer below; train and
-# trace sit side by side and include neither each other. The umbrella header
-# glassllm/glassllm.h (every layer) is for programs built on the library.
+# or cli/. A file may include its own layer and any layer below; train,
+# trace and reference sit side by side and include none of each other. The
+# umbrella header glassllm/glassllm.h (every layer) is for programs built on the library.
 # Run as: cmake -DROOT=<source dir> -DSTAMP=<file to touch> -P check_layers.cmake
 set(rank_fast 0)
 set(rank_engine 1)
 set(rank_model 2)
 set(rank_train 3)
 set(rank_trace 3)
+set(rank_reference 3)
 set(rank_cli 4)
 
 file(GLOB_RECURSE files
@@ -20,7 +21,7 @@ file(GLOB_RECURSE files
 set(errors "")
 foreach(f ${files})
   file(RELATIVE_PATH rel ${ROOT} ${f})
-  if(rel MATCHES "^(include/)?glassllm/(fast|engine|model|train|trace)/")
+  if(rel MATCHES "^(include/)?glassllm/(fast|engine|model|train|trace|reference)/")
     set(own ${CMAKE_MATCH_2})
   elseif(rel MATCHES "^cli/")
     set(own cli)
@@ -30,7 +31,7 @@ foreach(f ${files})
   file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
   foreach(line ${includes})
     string(REGEX REPLACE "^[^\"]*\"([^\"]+)\".*$" "\\1" inc "${line}")
-    if(inc MATCHES "^glassllm/(fast|engine|model|train|trace)/")
+    if(inc MATCHES "^glassllm/(fast|engine|model|train|trace|reference)/")
       set(target ${CMAKE_MATCH_1})
     elseif(inc MATCHES "^cli/")
       set(target cli)
@@ -46,6 +47,6 @@ foreach(f ${files})
   endforeach()
 endforeach()
 if(errors)
-  message(FATAL_ERROR "Includes must run one way, cli -> train, trace -> model -> engine -> fast:\n${errors}")
+  message(FATAL_ERROR "Includes must run one way, cli -> train, trace, reference -> model -> engine -> fast:\n${errors}")
 endif()
 file(TOUCH ${STAMP})

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t cpp < <(git ls-files '*.cpp' '*.h')
 mapfile -t web < <(git ls-files 'viewer/*.js' 'viewer/*.mjs' 'viewer/*.css' 'viewer/*.html' \
-  'tests/viewer/*.mjs')
+  'tests/viewer/*.mjs' 'tests/tokenizer/*.mjs')
 prettier=viewer/node_modules/.bin/prettier
 if [ ! -x "$prettier" ]; then
   echo "check-format: $prettier is missing; run: npm ci --prefix viewer" >&2

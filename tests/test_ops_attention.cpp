@@ -245,6 +245,21 @@ TEST_CASE("rope follows DESIGN.md's rotate-half formula for hd=8 and any start")
   }
 }
 
+TEST_CASE("rope with given inverse frequencies turns pair i by p * inv_freq[i]") {
+  // inv_freq = [0.5, 0.25] at p = 2: pair (0,2) turns by 1, pair (1,3) by 0.5.
+  // cos 1 = 0.5403023059, sin 1 = 0.8414709848, cos 0.5 = 0.8775825619,
+  // sin 0.5 = 0.4794255386; x = [1, 2, 3, 4]:
+  //   [1 cos 1 - 3 sin 1, 2 cos .5 - 4 sin .5, 3 cos 1 + sin 1, 4 cos .5 + 2 sin .5]
+  for (DType dt : {DType::float32, DType::float64}) {
+    CAPTURE(dtype_name(dt));
+    double tol = dt == DType::float32 ? 1e-6 : 1e-9;
+    check_values(rope(tensor({{1, 2, 3, 4}}, dt), 2, std::vector<double>{0.5, 0.25}),
+                 {-1.9841106485, -0.1625370306, 2.4623779025, 4.4691813248}, tol);
+  }
+  CHECK_THROWS_WITH(rope(tensor({{1, 2, 3, 4}}), 0, std::vector<double>{1.0}),
+                    "rope: 1 inverse frequencies for head dim 4; expected hd/2 = 2");
+}
+
 TEST_CASE("rope preserves the norm of each pair (i, i + hd/2)") {
   for (DType dt : {DType::float32, DType::float64}) {
     SUBCASE(dtype_name(dt)) {

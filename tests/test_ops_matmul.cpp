@@ -1,7 +1,8 @@
-// Tests for matmul, matmul_t and linear (glassllm/engine/ops_matmul.cpp) and the BLAS
-// they run on (include/glassllm/fast/blas.h). Expected values are literal numbers worked
-// out by hand, or come from a naive triple loop written here with NumPy's matmul rules;
-// never from the engine itself.
+// Tests for matmul, matmul_t and linear (glassllm/engine/ops_matmul.cpp), the BLAS
+// they run on (include/glassllm/fast/blas.h), and naive_matmul
+// (glassllm/engine/naive_matmul.cpp), the three loops they are checked against.
+// Expected values are literal numbers worked out by hand, or come from
+// naive_matmul, whose own results are checked by hand first.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "glassllm/engine/naive_matmul.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 
@@ -38,43 +40,111 @@ std::vector<double> values(std::size_t n, int seed) {
   return v;
 }
 
-// np.matmul of a [*ba, n, k] and b [*bb, k, m] by triple loops; the batch
-// shapes have the same rank here and broadcast where one of them is 1.
-std::vector<double> naive_matmul(const std::vector<double>& a, const Shape& as,
-                                 const std::vector<double>& b, const Shape& bs,
-                                 Shape& out) {
-  std::size_t nd = as.size();
-  std::size_t n = as[nd - 2], k = as[nd - 1], m = bs[nd - 1];
-  out.clear();
-  for (std::size_t d = 0; d + 2 < nd; ++d) out.push_back(std::max(as[d], bs[d]));
-  out.push_back(n);
-  out.push_back(m);
-  std::size_t batch = 1;
-  for (std::size_t d = 0; d + 2 < nd; ++d) batch *= out[d];
-  std::vector<double> c(batch * n * m, 0.0);
-  for (std::size_t i = 0; i < batch; ++i) {
-    // Unravel i over the output batch, then re-ravel into each operand.
-    std::size_t rest = i, ia = 0, ib = 0, sa = 1, sb = 1;
-    for (std::size_t d = nd - 2; d-- > 0;) {
-      std::size_t idx = rest % out[d];
-      rest /= out[d];
-      ia += (as[d] == 1 ? 0 : idx) * sa;
-      ib += (bs[d] == 1 ? 0 : idx) * sb;
-      sa *= as[d];
-      sb *= bs[d];
-    }
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t col = 0; col < m; ++col) {
-        double s = 0;
-        for (std::size_t j = 0; j < k; ++j)
-          s += a[(ia * n + r) * k + j] * b[(ib * k + j) * m + col];
-        c[(i * n + r) * m + col] = s;
-      }
-  }
-  return c;
+// The expected product in double by naive_matmul, the three-loop definition
+// (include/glassllm/engine/naive_matmul.h), itself checked against hand-worked
+// numbers below.
+std::vector<double> naive(const std::vector<double>& a, const Shape& as,
+                          const std::vector<double>& b, const Shape& bs, Shape& out) {
+  Tensor c = naive_matmul(from_vector(a, as, DType::float64),
+                          from_vector(b, bs, DType::float64));
+  out = c.shape();
+  return c.to_vector();
 }
 
 }  // namespace
+
+TEST_CASE("naive_matmul computes the definition on hand-worked products") {
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      // [1*7+2*9+3*11, 1*8+2*10+3*12], [4*7+5*9+6*11, 4*8+5*10+6*12]
+      Tensor c = naive_matmul(tensor({{1, 2, 3}, {4, 5, 6}}, dt),
+                              tensor({{7, 8}, {9, 10}, {11, 12}}, dt));
+      CHECK(c.dtype() == dt);
+      check_values(c, {2, 2}, {58, 64, 139, 154});
+      // 1-D operands: a row, a column, or both (a 0-d dot product).
+      Tensor v = tensor({1, 2, 3}, dt), m = tensor({{1, 0}, {0, 1}, {1, 1}}, dt);
+      check_values(naive_matmul(v, v), {}, {14});     // 1+4+9
+      check_values(naive_matmul(v, m), {2}, {4, 5});  // [1+3, 2+3]
+      // Batch (2,) against one matrix: [[1,2]] @ [[1],[10]] = 21, [[3,4]] @ ... = 43.
+      check_values(
+          naive_matmul(tensor({{{1, 2}}, {{3, 4}}}, dt), tensor({{1}, {10}}, dt)),
+          {2, 1, 1}, {21, 43});
+      // Both broadcast: a (2,1,1,2), b (1,3,2,1) -> (2,3,1,1); b_j = [[j], [1]].
+      Tensor a4 = tensor({{{{1, 2}}}, {{{3, 4}}}}, dt);
+      Tensor b4 = tensor({{{{0}, {1}}, {{1}, {1}}, {{2}, {1}}}}, dt);
+      // a_i . [j, 1] = a_i0 * j + a_i1: i=0: 2, 3, 4; i=1: 4, 7, 10
+      check_values(naive_matmul(a4, b4), {2, 3, 1, 1}, {2, 3, 4, 4, 7, 10});
+    }
+  }
+}
+
+TEST_CASE("naive_matmul names itself and both shapes for bad input") {
+  CHECK_THROWS_WITH_AS(naive_matmul(zeros({2, 3}), zeros({4, 5})),
+                       "naive_matmul: shapes (2,3) and (4,5) are not aligned: 3 != 4",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(naive_matmul(zeros({2, 3, 4}), zeros({5, 4, 6})),
+                       doctest::Contains("naive_matmul: shapes (2,) and (5,) cannot be "
+                                         "broadcast"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(naive_matmul(zeros({2, 2}), zeros({2, 2}, DType::float64)),
+                       "naive_matmul: float32 (2,2) and float64 (2,2): need one dtype "
+                       "and at least 1 axis each",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(naive_matmul(zeros({}), zeros({3})),
+                       doctest::Contains("naive_matmul: float32 () and float32 (3,)"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape") {
+  // Shapes that reach every branch of the GEMM (glassllm/fast/blas.cpp): one
+  // row (GEMV), a few rows against a long operand (the few-rows kernels),
+  // one B for a whole batch (a single GEMM), broadcast batches, and plain
+  // OpenBLAS. Inputs are the same numbers in both dtypes; the reference is
+  // naive_matmul in float64.
+  struct Case {
+    Shape as, bs;
+  };
+  const Case cases[] = {
+      {{1, 64}, {64, 300}},          // one row: GEMV
+      {{5}, {2, 5, 7}},              // 1-D a against a batch
+      {{2, 3, 4}, {4}},              // batch against 1-D b
+      {{2, 4, 300}, {2, 300, 64}},   // probs @ values, few rows, K >= 256
+      {{3, 8, 17}, {17, 9}},         // one B for the whole batch
+      {{2, 1, 6, 5}, {1, 3, 5, 4}},  // both operands broadcast
+      {{1, 2, 40, 33}, {3, 1, 33, 50}},
+      {{130, 70}, {70, 90}},  // plain GEMM
+  };
+  for (DType dt : kDtypes) {
+    SUBCASE(dtype_name(dt)) {
+      for (const Case& cs : cases) {
+        CAPTURE(shape_str(cs.as));
+        CAPTURE(shape_str(cs.bs));
+        auto av = values(shape_numel(cs.as), 8), bv = values(shape_numel(cs.bs), 9);
+        Shape shape;
+        std::vector<double> expected = naive(av, cs.as, bv, cs.bs, shape);
+        Tensor a = from_vector(av, cs.as, dt), b = from_vector(bv, cs.bs, dt);
+        check_values(matmul(a, b), shape, expected);
+        if (a.ndim() >= 2 && b.ndim() >= 2) {  // the same product as a @ (b^T)^T
+          Tensor bt = transpose(b, -2, -1);
+          check_values(matmul_t(a, bt), shape, expected);
+        }
+        if (b.ndim() == 2) {  // linear(x, w) = x @ w^T
+          Tensor w = transpose(b, 0, 1);
+          check_values(linear(a, w), shape, expected);
+        }
+      }
+      // q @ k^T with a few query rows and a long K (the few-rows kernel of
+      // matmul_t): k stored [m, hd] and transposed for the reference.
+      auto qv = values(4 * 32, 10), kv = values(300 * 32, 11);
+      Tensor q = from_vector(qv, {1, 4, 32}, dt), k = from_vector(kv, {1, 300, 32}, dt);
+      std::vector<double> expected =
+          naive_matmul(from_vector(qv, {1, 4, 32}, DType::float64),
+                       transpose(from_vector(kv, {1, 300, 32}, DType::float64), 1, 2))
+              .to_vector();
+      check_values(matmul_t(q, k), {1, 4, 300}, expected);
+    }
+  }
+}
 
 TEST_CASE("matmul multiplies two matrices") {
   for (DType dt : kDtypes) {
@@ -120,14 +190,14 @@ TEST_CASE("matmul broadcasts batch axes like np.matmul") {
         CAPTURE(shape_str(cs.bs));
         auto av = values(shape_numel(cs.as), 1), bv = values(shape_numel(cs.bs), 2);
         Shape expected_shape;
-        auto expected = naive_matmul(av, cs.as, bv, cs.bs, expected_shape);
+        auto expected = naive(av, cs.as, bv, cs.bs, expected_shape);
         check_values(matmul(from_vector(av, cs.as, dt), from_vector(bv, cs.bs, dt)),
                      expected_shape, expected);
       }
       // A missing batch axis broadcasts too: (3,5,4) @ (4,2) equals (3,5,4) @ (1,4,2).
       auto av = values(60, 3), bv = values(8, 4);
       Shape expected_shape;
-      auto expected = naive_matmul(av, {3, 5, 4}, bv, {1, 4, 2}, expected_shape);
+      auto expected = naive(av, {3, 5, 4}, bv, {1, 4, 2}, expected_shape);
       check_values(matmul(from_vector(av, {3, 5, 4}, dt), from_vector(bv, {4, 2}, dt)),
                    {3, 5, 2}, expected);
     }
@@ -270,8 +340,7 @@ TEST_CASE("matmul_t broadcasts batch axes and equals matmul with a transposed b"
       for (std::size_t c = 0; c < 4; ++c)
         bt[(i * 4 + c) * 5 + r] = bv[(i * 5 + r) * 4 + c];
   Shape out;
-  std::vector<double> expected =
-      naive_matmul(av, as, bt, Shape{1, 3, 4, 5}, out);  // rank 4 for the helper
+  std::vector<double> expected = naive(av, as, bt, Shape{3, 4, 5}, out);
   for (DType dt : kDtypes) {
     SUBCASE(dtype_name(dt)) {
       Tensor c = matmul_t(from_vector(av, as, dt), from_vector(bv, bs, dt));
@@ -363,23 +432,32 @@ TEST_CASE("linear names both shapes when x's features do not match weight's") {
       std::invalid_argument);
 }
 
-TEST_CASE("blas_info names the kernels and uses every core by default") {
+TEST_CASE("blas_info names the backend and its kernels and uses every core by default") {
   BlasInfo info = blas_info();
+  CAPTURE(info.backend);
   CAPTURE(info.library);
   CAPTURE(info.core);
   CAPTURE(info.config);
-  CHECK(info.library.find("libopenblas") != std::string::npos);
+  if (info.backend == "openblas")
+    CHECK(info.library.find("libopenblas") != std::string::npos);
+  else if (info.backend == "builtin")
+    CHECK(info.library.rfind("none", 0) == 0);
+  else
+    CHECK(info.backend == "system");
+  CHECK_FALSE(info.library.empty());
   CHECK_FALSE(info.core.empty());
   CHECK_FALSE(info.config.empty());
-  // The default: GLASSLLM_THREADS if set, else the number of cores.
+  // The default: GLASSLLM_THREADS if set, else the number of cores (the
+  // system backend leaves threads to the library and reports 0).
   const char* env = std::getenv("GLASSLLM_THREADS");
   int expected =
       env ? std::atoi(env) : int(std::max(1u, std::thread::hardware_concurrency()));
-  CHECK(info.threads == expected);
+  const bool ours = info.backend != "system";
+  CHECK(info.threads == (ours ? expected : 0));
   set_blas_threads(2);
-  CHECK(blas_info().threads == 2);
+  CHECK(blas_info().threads == (ours ? 2 : 0));
   set_blas_threads(1);
-  CHECK(blas_info().threads == 1);
+  CHECK(blas_info().threads == (ours ? 1 : 0));
   CHECK_THROWS_WITH_AS(
       set_blas_threads(0),
       doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),

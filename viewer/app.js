@@ -1,6 +1,6 @@
 // app.js: the inspector's state, its controls and keyboard, loading files
 // (the embedded trace, the file pickers, drag and drop) and PNG export.
-// trace.js reads and checks traces; views.js and graph.js draw.
+// trace.js reads and checks traces; views.js, graph.js and qk.js draw.
 "use strict";
 
 const state = {
@@ -8,16 +8,24 @@ const state = {
   name: "",
   step: 0,
   mode: "attn.softmax",
+  colorMode: "shared", // one colour scale for every map, or each map its own
   scale: "viridis",
   tab: "attention",
+  layerPick: null, // layers shown (null: all)
+  headPick: null, // query heads shown (null: all)
+  summaryMaps: false, // one mean-over-heads map per layer
   zoom: null, // {layer, head} of the enlarged map
+  zoomFill: false,
   cursor: { r: 0, c: 0 },
+  hover: null, // {layer, head, r, c} of the cell last read out
   b: null,
   bName: "",
   cmp: null,
   cmpSel: 0,
+  cmpHead: null,
   metrics: null,
   graphSel: null,
+  playing: null, // the autoplay timer
   filesRead: 0,
 };
 
@@ -27,6 +35,8 @@ const MODE_NAMES = {
   "attn.scores_masked": "masked score",
   "attn.softmax": "softmax",
 };
+const READOUT_HINT = "Hover a cell to read its value.";
+const PLAY_MS = 1200;
 
 // ---- messages -------------------------------------------------------------------
 
@@ -53,25 +63,70 @@ function traceTextOf(text) {
   return e.textContent;
 }
 
+// The per-trace part of the state, saved so a trace that fails to draw can
+// be taken back.
+function traceState() {
+  return {
+    trace: state.trace,
+    name: state.name,
+    step: state.step,
+    zoom: state.zoom,
+    graphSel: state.graphSel,
+    cmp: state.cmp,
+    hover: state.hover,
+    layerPick: state.layerPick,
+    headPick: state.headPick,
+    summaryMaps: state.summaryMaps,
+  };
+}
+
 function loadTraceText(text, name) {
+  const kept = () =>
+    state.trace ? " The trace shown before (" + state.name + ") is still shown." : "";
   let trace;
   try {
     trace = parseTrace(traceTextOf(text));
   } catch (e) {
-    const kept = state.trace ? " The trace shown before (" + state.name + ") is still shown." : "";
-    showMessage("Could not open " + name + ": " + e.message + "." + kept);
+    showMessage("Could not open " + name + ": " + e.message + "." + kept());
+    return false;
+  }
+  const before = traceState();
+  stopPlaying();
+  Object.assign(state, {
+    trace,
+    name,
+    step: 0,
+    zoom: null,
+    graphSel: null,
+    hover: null,
+    layerPick: null,
+    headPick: null,
+    summaryMaps: trace.layers.length * trace.doc.config.n_heads > 64,
+  });
+  try {
+    if (state.b) state.cmp = compareTraces(state.trace, state.b);
+    buildForTrace();
+    renderAll();
+  } catch (e) {
+    // Checked but still not drawable: put the previous trace back.
+    Object.assign(state, before);
+    if (state.trace) {
+      buildForTrace();
+      renderAll();
+    } else clearPage();
+    showMessage("Could not open " + name + ": " + e.message + "." + kept());
     return false;
   }
   clearMessage();
-  state.trace = trace;
-  state.name = name;
-  state.step = 0;
-  state.zoom = null;
-  state.graphSel = null;
-  if (state.b) state.cmp = compareTraces(state.trace, state.b);
-  buildForTrace();
-  renderAll();
   return true;
+}
+
+// The page as it is before any trace is opened.
+function clearPage() {
+  $("summary").textContent =
+    "No trace loaded: open one with the button or drop a file on the page.";
+  for (const id of ["tokens", "timeline", "grid", "legend"]) $(id).replaceChildren();
+  $("step-info").textContent = "";
 }
 
 function loadCompareText(text, name) {
@@ -79,9 +134,10 @@ function loadCompareText(text, name) {
     showMessage("Open trace A first, then trace B to compare.");
     return;
   }
-  let b;
+  let b, cmp;
   try {
     b = parseTrace(traceTextOf(text));
+    cmp = compareTraces(state.trace, b);
   } catch (e) {
     showMessage("Could not open trace B (" + name + "): " + e.message + ".");
     return;
@@ -89,8 +145,9 @@ function loadCompareText(text, name) {
   clearMessage();
   state.b = b;
   state.bName = name;
-  state.cmp = compareTraces(state.trace, b);
+  state.cmp = cmp;
   state.cmpSel = state.cmp.groups.findIndex((g) => g.max === state.cmp.max);
+  state.cmpHead = null;
   renderCompare();
 }
 
@@ -117,6 +174,16 @@ async function readFile(file, kind) {
 }
 
 // ---- building per trace -----------------------------------------------------------
+
+// Step labels on the timeline: prefill, d1, d2, ..., and r1, r2, ... for the
+// window resets.
+function stepLabels(doc) {
+  let decode = 0,
+    reset = 0;
+  return doc.steps.map((s) =>
+    s.kind === "prefill" ? "prefill" : s.kind === "decode" ? "d" + ++decode : "r" + ++reset,
+  );
+}
 
 function buildForTrace() {
   const t = state.trace,
@@ -151,28 +218,32 @@ function buildForTrace() {
       {
         class: "tok" + (i >= promptLen ? " gen" : ""),
         "data-index": i,
-        title: "index " + i + ", id " + tok.id + (i >= promptLen ? " (generated)" : " (prompt)"),
+        title:
+          JSON.stringify(tok.text) +
+          ": index " +
+          i +
+          ", id " +
+          tok.id +
+          (i >= promptLen ? " (generated)" : " (prompt)"),
       },
       el("span", { class: "t", text: showText(tok.text) }),
       el("span", { class: "i", text: String(tok.id) }),
     ),
   );
   $("tokens").replaceChildren(...chips);
-  $("sequence-text").textContent = d.sequence.map((tok) => tok.text).join("");
   // Timeline
-  let decode = 0;
-  const buttons = d.steps.map((s, i) => {
-    const label = s.kind === "prefill" ? "prefill" : s.kind === "decode" ? "d" + ++decode : "reset";
-    return el("button", {
+  const labels = stepLabels(d);
+  const buttons = d.steps.map((s, i) =>
+    el("button", {
       type: "button",
       role: "option",
       class: s.kind,
       "data-step": i,
-      text: label,
-      "aria-label": "step " + i + ": " + s.kind,
+      text: labels[i],
+      "aria-label": "step " + i + ": " + s.kind.replace("_", " "),
       onclick: () => setStep(i),
-    });
-  });
+    }),
+  );
   $("timeline").replaceChildren(...buttons);
   // Layer selects
   const layerOpts = (withAll) => [
@@ -189,6 +260,11 @@ function buildForTrace() {
     el("option", { value: "all", text: "all layers" }),
     ...layerOpts(false),
   );
+  $("qk-layer").replaceChildren(...layerOpts(false));
+  $("layer-select").value = "all";
+  $("head-select").value = "all";
+  $("summary-maps").checked = state.summaryMaps;
+  buildQkHeads();
 }
 
 // ---- rendering ----------------------------------------------------------------
@@ -202,6 +278,7 @@ function renderAll() {
 function renderTab() {
   if (!state.trace && state.tab !== "metrics") return;
   if (state.tab === "attention") renderAttention();
+  else if (state.tab === "qk") renderQk();
   else if (state.tab === "cache") renderCache();
   else if (state.tab === "graph") renderGraph();
   else if (state.tab === "compare") renderCompare();
@@ -231,17 +308,25 @@ function renderStep() {
     chip.classList.toggle("key", i >= first && i <= last);
     chip.classList.toggle("new", i >= newFirst && i <= newLast);
   }
-  const newChip = $("tokens").children[newFirst];
-  if (newChip) newChip.scrollIntoView({ block: "nearest" });
+  const newChip = $("tokens").children[newLast];
+  if (newChip) newChip.scrollIntoView({ block: "nearest", inline: "nearest" });
   const words =
     s.kind === "prefill"
       ? "prefill of the prompt"
       : s.kind === "decode"
         ? "decode step"
-        : "window reset: the cache was full, so the last " +
+        : "window reset " +
+          stepLabels(d)[state.step] +
+          ": the cache was full, so the last " +
           s.tokens.length +
-          " tokens run again from position 0";
-  const top = (s.top_k || []).map((c) => tokenLabel(c) + " " + c.prob).join(", ");
+          " tokens ran again from position 0" +
+          (s.rows.count < s.tokens.length
+            ? " (the trace keeps the new token's row, position " + s.rows.start + ")"
+            : "");
+  const top = (s.top_k || [])
+    .slice(0, 3)
+    .map((c) => tokenLabel(c) + " " + fmt(c.prob))
+    .join(", ");
   $("step-info").textContent =
     "Step " +
     state.step +
@@ -251,7 +336,7 @@ function renderStep() {
     words +
     "; " +
     s.tokens.length +
-    " new token" +
+    " token" +
     (s.tokens.length === 1 ? "" : "s") +
     " at position" +
     (s.tokens.length === 1
@@ -261,9 +346,10 @@ function renderStep() {
     s.keys.count +
     " keys" +
     (s.next
-      ? "; chose " + tokenLabel(s.next) + " (id " + s.next.id + ", p = " + s.next.prob + ")"
+      ? "; chose " + tokenLabel(s.next) + " (id " + s.next.id + ", p = " + fmt(s.next.prob) + ")"
       : "") +
     (top ? "; top: " + top : "");
+  $("step-info").title = $("step-info").textContent;
 }
 
 function setStep(i) {
@@ -276,7 +362,61 @@ function setStep(i) {
   renderAll();
 }
 
+// ---- autoplay -------------------------------------------------------------------
+
+function startPlaying() {
+  if (!state.trace || state.playing) return;
+  if (state.step >= state.trace.doc.steps.length - 1) setStep(0);
+  state.playing = setInterval(() => {
+    if (state.step >= state.trace.doc.steps.length - 1) stopPlaying();
+    else setStep(state.step + 1);
+  }, PLAY_MS);
+  $("play").textContent = "\u23f8 Pause";
+  $("play").setAttribute("aria-pressed", "true");
+}
+function stopPlaying() {
+  if (state.playing) clearInterval(state.playing);
+  state.playing = null;
+  $("play").textContent = "\u25b6 Play";
+  $("play").setAttribute("aria-pressed", "false");
+}
+
+// ---- presentation mode ------------------------------------------------------------
+
+function setPresenting(on) {
+  document.body.classList.toggle("present", on);
+  $("present").setAttribute("aria-pressed", String(on));
+  $("present-exit").hidden = !on;
+  renderTab();
+}
+
 // ---- attention ------------------------------------------------------------------
+
+// "all", "" -> null (everything); "0,2,5-7" -> [0, 2, 5, 6, 7]. Throws a
+// message naming the field and the allowed range.
+function parsePick(text, limit, what) {
+  const t = text.trim().toLowerCase();
+  if (t === "" || t === "all") return null;
+  const out = new Set();
+  for (const part of t.split(",")) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(part);
+    if (!m) throw new Error(what + ': "' + part.trim() + '" is not a number or a range like 2-5');
+    const a = Number(m[1]),
+      b = m[2] === undefined ? a : Number(m[2]);
+    if (a > b || b >= limit)
+      throw new Error(what + ": " + part.trim() + " is outside 0-" + (limit - 1));
+    for (let i = a; i <= b; i++) out.add(i);
+  }
+  return [...out].sort((x, y) => x - y);
+}
+
+function shownLayers() {
+  const t = state.trace;
+  return t.layers.filter((l) => !state.layerPick || state.layerPick.includes(l));
+}
+function headShown(h) {
+  return !state.headPick || state.headPick.includes(h);
+}
 
 function matrixFor(step, layer, head) {
   const snap = snapshot(state.trace, step, state.mode, layer);
@@ -286,24 +426,65 @@ function matrixFor(step, layer, head) {
   return headMatrix(snap, hi);
 }
 
-function rangeFor(mat) {
-  const [lo, hi] = matrixRange(mat);
-  return state.mode === "attn.softmax" ? [0, Math.max(hi, 1e-12)] : [lo, hi];
+// The mean over the shown heads of one layer, as a matrix (null if any head
+// is null there: masked in every head alike).
+function meanMatrix(step, layer) {
+  const snap = snapshot(state.trace, step, state.mode, layer);
+  if (!snap) return null;
+  const heads = snapshotHeads(snap)
+    .map((h, i) => [h, i])
+    .filter(([h]) => headShown(h));
+  if (heads.length === 0) return null;
+  const mats = heads.map(([, i]) => headMatrix(snap, i));
+  const { rows, cols } = mats[0];
+  const data = new Array(rows * cols);
+  for (let r = 0; r < rows; r++)
+    for (let c = 0; c < cols; c++) {
+      let sum = 0,
+        masked = false;
+      for (const m of mats) {
+        const v = m.at(r, c);
+        if (v === null) masked = true;
+        else sum += v;
+      }
+      data[r * cols + c] = masked ? null : sum / mats.length;
+    }
+  return { rows, cols, heads: heads.map(([h]) => h), at: (r, c) => data[r * cols + c] };
+}
+
+const isScores = () => state.mode !== "attn.softmax";
+
+// The colour range of one map: softmax on 0..1 shared by every map (or
+// 0..its maximum); scores symmetric around 0, over every shown map (or this
+// one).
+function rangeFor(mat, sharedLim) {
+  if (!isScores()) {
+    if (state.colorMode === "shared") return [0, 1];
+    return [0, Math.max(matrixRange(mat)[1], 1e-12)];
+  }
+  let lim = sharedLim;
+  if (state.colorMode === "each" || lim === undefined) {
+    const [lo, hi] = matrixRange(mat);
+    lim = Math.max(Math.abs(lo), Math.abs(hi));
+  }
+  lim = lim || 1;
+  return [-lim, lim];
+}
+function scaleName() {
+  return isScores() ? "diverging" : state.scale;
 }
 
 function describeCell(layer, head, r, c, v) {
-  const s = currentStep(),
-    t = state.trace;
-  const q = queryToken(s, r),
+  const t = state.trace;
+  const q = queryToken(t, state.step, r),
     k = keyToken(t, state.step, c);
+  const who =
+    head === "mean"
+      ? "layer " + layer + " mean of heads " + meanMatrix(state.step, layer).heads.join(",")
+      : "layer " + layer + " head " + head + " (K/V head " + t.groupOf.get(head) + ")";
   return (
-    "layer " +
-    layer +
-    " head " +
-    head +
-    " (K/V head " +
-    t.groupOf.get(head) +
-    "): query " +
+    who +
+    ": query " +
     tokenLabel(q.tok) +
     " (pos " +
     q.pos +
@@ -314,104 +495,258 @@ function describeCell(layer, head, r, c, v) {
     "): " +
     MODE_NAMES[state.mode] +
     " = " +
-    showValue(v)
+    (head === "mean" && typeof v === "number" ? fmt(v) : showValue(rounded(v, traceDigits(t.doc))))
   );
 }
 
-function showCell(ev, text) {
+// The readout follows the cell last hovered (or the cursor): after a change
+// of step, mode or selection it reads that cell's new value, or goes back
+// to the hint when the cell is gone.
+function refreshReadout() {
+  const h = state.hover;
+  let text = READOUT_HINT;
+  if (h) {
+    const mat =
+      h.head === "mean" ? meanMatrix(state.step, h.layer) : matrixFor(state.step, h.layer, h.head);
+    if (mat && h.r < mat.rows && h.c < mat.cols)
+      text = describeCell(h.layer, h.head, h.r, h.c, mat.at(h.r, h.c));
+    else state.hover = null;
+  }
   $("readout").textContent = text;
+}
+
+function showCell(ev, layer, head, r, c) {
+  state.hover = { layer, head, r, c };
+  refreshReadout();
+  const text = $("readout").textContent;
   const tip = $("tooltip");
   tip.textContent = text
     .replace(": query", ":\nquery")
     .replace(" \u2192 key", "\n\u2192 key")
     .replace("): ", "):\n");
   tip.hidden = false;
-  tip.style.left = Math.min(window.innerWidth - 420, ev.clientX + 14) + "px";
+  tip.style.left = Math.max(0, Math.min(window.innerWidth - 440, ev.clientX + 14)) + "px";
   tip.style.top = ev.clientY + 16 + "px";
 }
 function hideTip() {
   $("tooltip").hidden = true;
 }
 
-function renderAttention() {
-  const t = state.trace,
-    d = t.doc,
-    c = d.config;
-  const grid = $("grid");
-  const avail = Math.max(
-    600,
-    (grid.clientWidth || window.innerWidth - 40) - 110 - c.n_kv_heads * 36,
+function rowLabelOf(r) {
+  return showText((queryToken(state.trace, state.step, r).tok || { text: "?" }).text);
+}
+function colLabelOf(c) {
+  return showText((keyToken(state.trace, state.step, c).tok || { text: "?" }).text);
+}
+
+// One map of the grid: a focusable button holding a labelled heatmap.
+function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner) {
+  const canvas = el("canvas", { "data-layer": layer, "data-head": head });
+  const inset = drawMap(canvas, mat, {
+    corner,
+    scale: scaleName(),
+    range,
+    rowLabel: rowLabelOf,
+    colLabel: colLabelOf,
+    width,
+    height,
+    font: 14,
+    minRow: 22,
+  });
+  canvas.addEventListener("mousemove", (ev) => {
+    const cell = cellAt(canvas, ev, mat.rows, mat.cols, inset);
+    if (cell) showCell(ev, layer, head, cell.r, cell.c);
+  });
+  canvas.addEventListener("mouseleave", hideTip);
+  return el(
+    "button",
+    {
+      type: "button",
+      class: "head",
+      "data-layer": layer,
+      "data-head": head,
+      "aria-label": caption + "; enlarge",
+      onclick: onOpen,
+    },
+    canvas,
   );
-  const tileW = Math.max(90, Math.min(240, Math.floor(avail / c.n_heads) - 12));
-  const rows = [];
-  for (const layer of t.layers) {
-    const groups = d.head_groups
-      .map((heads, g) => {
-        const tiles = [];
+}
+
+// Draws the grid so that every layer fits in the window: a second pass
+// takes off what the first overflowed by (borders and labels the sizes
+// below only estimate).
+function renderAttention() {
+  drawAttention(0);
+  const grid = $("grid");
+  if (state.zoom || state.summaryMaps || grid.children.length === 0) return;
+  const bottom = grid.getBoundingClientRect().bottom + window.scrollY;
+  const over = bottom - window.innerHeight;
+  const top = grid.getBoundingClientRect().top + window.scrollY;
+  if (over > 0 && window.innerHeight - top >= window.innerHeight * 0.45)
+    drawAttention(Math.ceil(over / grid.children.length) + 2);
+}
+
+function drawAttention(shrink) {
+  const t = state.trace,
+    d = t.doc;
+  const grid = $("grid");
+  const layers = shownLayers();
+  // The maps and the shared range first, then the sizes.
+  const maps = new Map();
+  let lim = 0;
+  for (const layer of layers) {
+    if (state.summaryMaps) {
+      const mat = meanMatrix(state.step, layer);
+      if (mat) maps.set(layer + "|mean", mat);
+    } else
+      for (const heads of d.head_groups)
         for (const head of heads) {
+          if (!headShown(head)) continue;
           const mat = matrixFor(state.step, layer, head);
-          if (!mat) continue;
-          const h = Math.max(14, Math.min(tileW, Math.round((tileW * mat.rows) / mat.cols)));
-          const canvas = el("canvas", { "data-layer": layer, "data-head": head });
-          drawHeatmap(canvas, mat, state.scale, rangeFor(mat), tileW, h);
-          canvas.addEventListener("mousemove", (ev) => {
-            const cell = cellAt(canvas, ev, mat.rows, mat.cols);
-            if (cell)
-              showCell(ev, describeCell(layer, head, cell.r, cell.c, mat.at(cell.r, cell.c)));
-          });
-          canvas.addEventListener("mouseleave", hideTip);
-          tiles.push(
-            el(
-              "button",
-              {
-                type: "button",
-                class: "head",
-                "data-layer": layer,
-                "data-head": head,
-                "data-kv": g,
-                "aria-label":
-                  "layer " + layer + " head " + head + ", shares K/V head " + g + "; enlarge",
-                onclick: () => openZoom(layer, head),
-              },
-              canvas,
-              el("span", { class: "cap", text: "head " + head }),
-            ),
-          );
+          if (mat) maps.set(layer + "|" + head, mat);
         }
-        if (tiles.length === 0) return null;
-        return el(
-          "div",
-          { class: "kv-group", "data-kv": g, style: "border-color:" + groupColor(g) },
-          el("div", {
-            class: "kv-label",
-            text: "K/V head " + g + " \u2190 query heads " + heads.join(", "),
-          }),
-          el("div", { class: "kv-heads" }, ...tiles),
-        );
-      })
-      .filter(Boolean);
-    rows.push(
-      el(
-        "div",
-        { class: "layer-row", "data-layer": layer },
-        el("div", { class: "layer-label", text: "layer " + layer }),
-        ...groups,
-      ),
-    );
   }
+  if (isScores())
+    for (const mat of maps.values()) {
+      const [lo, hi] = matrixRange(mat);
+      lim = Math.max(lim, Math.abs(lo), Math.abs(hi));
+    }
+  lim = rounded(lim, traceDigits(d)); // as the trace wrote it
+  // The legend first: it sits above the grid, so it moves the grid's top.
+  const what = isScores() ? MODE_NAMES[state.mode] : "softmax";
+  if (isScores())
+    drawLegend(
+      $("legend"),
+      "diverging",
+      state.colorMode === "shared" ? -(lim || 1) : -1,
+      state.colorMode === "shared" ? lim || 1 : 1,
+      state.colorMode === "shared" ? what + ", all maps:" : what + " / each map's largest |value|:",
+    );
+  else
+    drawLegend(
+      $("legend"),
+      state.scale,
+      0,
+      1,
+      state.colorMode === "shared" ? what + ", all maps:" : what + " / each map's maximum:",
+    );
+  const width = grid.clientWidth || document.documentElement.clientWidth - 40;
+  // Height for the maps: from the grid's top to the bottom of the window
+  // (when that leaves too little, a window's height: scroll the grid up),
+  // shared by the layer rows; width: the page's, shared by a row's heads.
+  const gridTop = grid.getBoundingClientRect().top + window.scrollY;
+  let avail = window.innerHeight - gridTop - 12;
+  if (avail < window.innerHeight * 0.45) avail = window.innerHeight - 40;
+  const rowsShown = state.summaryMaps ? 1 : Math.max(1, layers.length);
+  const perRow = Math.max(
+    48,
+    Math.floor((avail - (state.summaryMaps ? 0 : 20)) / rowsShown) -
+      (state.summaryMaps ? 0 : 20) -
+      shrink,
+  );
+  const rows = [];
+  if (state.summaryMaps) {
+    // As many maps across as make them largest while all fit on the screen.
+    const n = Math.max(1, layers.length);
+    let across = 1,
+      best = 0;
+    for (let k = 1; k <= n; k++) {
+      const side = Math.min(width / k - 14, avail / Math.ceil(n / k) - 12);
+      if (side > best) [across, best] = [k, side];
+    }
+    const tileW = Math.floor(width / across) - 14;
+    const tileH = Math.max(90, Math.floor(best));
+    const tiles = layers
+      .filter((l) => maps.has(l + "|mean"))
+      .map((layer) => {
+        const mat = maps.get(layer + "|mean");
+        return mapTile(
+          layer,
+          "mean",
+          mat,
+          rangeFor(mat, lim),
+          tileW,
+          tileH,
+          "layer " + layer + " (mean of " + mat.heads.length + " heads)",
+          () => {
+            state.layerPick = [layer];
+            state.summaryMaps = false;
+            $("layer-select").value = String(layer);
+            $("summary-maps").checked = false;
+            renderAttention();
+          },
+          "layer " + layer,
+        );
+      });
+    rows.push(el("div", { class: "summary-grid" }, ...tiles));
+  } else {
+    const headsPerLayer = d.head_groups.reduce(
+      (a, heads) => a + heads.filter((h) => headShown(h)).length,
+      0,
+    );
+    const groupsShown = d.head_groups.filter((heads) => heads.some((h) => headShown(h))).length;
+    // The layer label, then per K/V group its border, padding and gap, then
+    // per head the gap between maps.
+    const tileW = Math.max(
+      130,
+      Math.floor((width - 72 - groupsShown * 30) / Math.max(1, headsPerLayer)) - 8,
+    );
+    for (const layer of layers) {
+      const groups = d.head_groups
+        .map((heads, g) => {
+          const tiles = heads
+            .filter((head) => maps.has(layer + "|" + head))
+            .map((head) => {
+              const mat = maps.get(layer + "|" + head);
+              return mapTile(
+                layer,
+                head,
+                mat,
+                rangeFor(mat, lim),
+                tileW,
+                perRow,
+                "layer " + layer + " head " + head + ", shares K/V head " + g,
+                () => openZoom(layer, head),
+                "h" + head,
+              );
+            });
+          if (tiles.length === 0) return null;
+          tiles.forEach((tile) => tile.setAttribute("data-kv", g));
+          return el(
+            "div",
+            { class: "kv-group", "data-kv": g, style: "border-color:" + groupColor(g) },
+            layer === layers[0]
+              ? el("div", {
+                  class: "kv-label",
+                  text: "K/V head " + g + " \u2190 query heads " + heads.join(", "),
+                })
+              : null,
+            el("div", { class: "kv-heads" }, ...tiles),
+          );
+        })
+        .filter(Boolean);
+      rows.push(
+        el(
+          "div",
+          { class: "layer-row", "data-layer": layer },
+          el("div", { class: "layer-label", text: "layer " + layer }),
+          ...groups,
+        ),
+      );
+    }
+  }
+  if (rows.length === 0 || maps.size === 0)
+    rows.push(
+      el("p", {
+        class: "big-summary",
+        text:
+          "No map to show: the trace holds no " + state.mode + " for the layers and heads chosen.",
+      }),
+    );
   grid.replaceChildren(...rows);
   grid.hidden = state.zoom !== null;
-  drawLegend(
-    $("legend"),
-    state.scale,
-    0,
-    1,
-    (state.mode === "attn.softmax" ? "each map from 0" : "each map from its minimum") +
-      " to its maximum:",
-  );
-  $("legend").children[1].textContent = "low";
-  $("legend").children[3].textContent = "high";
-  renderZoom();
+  renderZoom(lim);
+  refreshReadout();
 }
 
 function openZoom(layer, head) {
@@ -423,17 +758,16 @@ function openZoom(layer, head) {
 function closeZoom() {
   const z = state.zoom;
   state.zoom = null;
+  state.zoomFill = false;
+  $("zoom-fill").setAttribute("aria-pressed", "false");
   renderAttention();
-  if (z) {
-    const b = document.querySelector(
-      '.head[data-layer="' + z.layer + '"][data-head="' + z.head + '"]',
-    );
-    if (b) b.focus();
-  }
+  if (z)
+    for (const b of document.querySelectorAll("#grid .head"))
+      if (b.dataset.layer === String(z.layer) && b.dataset.head === String(z.head)) b.focus();
 }
 
 let zoomInset = null;
-function renderZoom() {
+function renderZoom(sharedLim) {
   const box = $("zoom");
   if (!state.zoom) {
     box.hidden = true;
@@ -444,6 +778,7 @@ function renderZoom() {
   box.hidden = false;
   if (!mat) {
     $("zoom-title").textContent = "layer " + layer + " head " + head + ": not in this trace";
+    $("zoom-canvas").width = 0;
     return;
   }
   const t = state.trace,
@@ -459,7 +794,7 @@ function renderZoom() {
     "), step " +
     state.step +
     " (" +
-    s.kind +
+    s.kind.replace("_", " ") +
     "), " +
     MODE_NAMES[state.mode] +
     ", " +
@@ -468,24 +803,33 @@ function renderZoom() {
     mat.cols;
   box.style.borderColor = groupColor(g);
   box.style.borderWidth = "4px";
-  const range = rangeFor(mat);
+  const range = rangeFor(mat, sharedLim);
   const canvas = $("zoom-canvas");
-  zoomInset = drawLabelledHeatmap(
-    canvas,
-    mat,
-    state.scale,
+  const top = box.getBoundingClientRect().top + window.scrollY;
+  const fill = state.zoomFill || document.body.classList.contains("present");
+  const height = fill
+    ? window.innerHeight - 90
+    : Math.max(320, Math.min(window.innerHeight - 120, window.innerHeight * 0.8));
+  void top;
+  const font = fill ? 20 : 16;
+  zoomInset = drawMap(canvas, mat, {
+    scale: scaleName(),
     range,
-    (r) => showText(queryToken(s, r).tok.text) + " " + queryToken(s, r).pos,
-    (c) => showText((keyToken(t, state.step, c).tok || { text: "?" }).text),
-    Math.max(700, (box.clientWidth || 1000) - 30),
-  );
+    rowLabel: (r) => rowLabelOf(r) + " " + queryToken(t, state.step, r).pos,
+    colLabel: colLabelOf,
+    width: (box.clientWidth || 1000) - 24,
+    height,
+    font,
+    maxCell: 400,
+    minRow: 40,
+    titles: { rows: "queries", cols: "keys" },
+  });
   state.cursor.r = Math.min(state.cursor.r, mat.rows - 1);
   state.cursor.c = Math.min(state.cursor.c, mat.cols - 1);
   drawCursor();
-  drawLegend($("legend"), state.scale, range[0], range[1], "this map:");
   canvas.onmousemove = (ev) => {
     const cell = cellAt(canvas, ev, mat.rows, mat.cols, zoomInset);
-    if (cell) showCell(ev, describeCell(layer, head, cell.r, cell.c, mat.at(cell.r, cell.c)));
+    if (cell) showCell(ev, layer, head, cell.r, cell.c);
   };
   canvas.onmouseleave = hideTip;
 }
@@ -499,15 +843,10 @@ function drawCursor() {
   const cw = zoomInset.width / mat.cols,
     ch = zoomInset.height / mat.rows;
   ctx.strokeStyle = cssVar("--focus");
-  ctx.lineWidth = 2;
+  ctx.lineWidth = 3;
   ctx.strokeRect(zoomInset.left + state.cursor.c * cw, zoomInset.top + state.cursor.r * ch, cw, ch);
-  $("readout").textContent = describeCell(
-    layer,
-    head,
-    state.cursor.r,
-    state.cursor.c,
-    mat.at(state.cursor.r, state.cursor.c),
-  );
+  state.hover = { layer, head, r: state.cursor.r, c: state.cursor.c };
+  refreshReadout();
 }
 
 // ---- the K/V cache ----------------------------------------------------------------
@@ -518,9 +857,9 @@ function renderCache() {
     c = d.config,
     rows = cacheRows(t),
     cur = rows[state.step];
-  const labels = rows.map((r) =>
-    r.kind === "prefill" ? "P" : r.kind === "window_reset" ? "R" : String(r.step),
-  );
+  const labels = stepLabels(d).map((l) => (l === "prefill" ? "P" : l));
+  const marks = rows.filter((r) => r.kind === "window_reset").map((r) => ({ at: r.step }));
+  drawCacheTensor($("cache-tensor"), t, state.step);
   drawBars(
     $("cache-chart"),
     labels,
@@ -539,6 +878,12 @@ function renderCache() {
     ],
     state.step,
     formatBytes,
+    {
+      bytes: true,
+      yTitle: "K+V held",
+      xTitle: "step (P prefill, d decode, r window reset: dashed line)",
+      marks,
+    },
   );
   const grouped = d.attention === "grouped";
   drawBars(
@@ -558,6 +903,7 @@ function renderCache() {
     ],
     state.step,
     formatBytes,
+    { bytes: true, yTitle: "repeat_kv writes", xTitle: "step", marks },
   );
   const shape = "[" + cur.shape.join(", ") + "]";
   const mode =
@@ -820,11 +1166,13 @@ function renderCompare() {
         "data-layer": g.layer,
         onclick: () => {
           state.cmpSel = i;
+          state.cmpHead = null;
           renderCompare();
         },
         onkeydown: (ev) => {
           if (ev.key === "Enter") {
             state.cmpSel = i;
+            state.cmpHead = null;
             renderCompare();
           }
         },
@@ -840,15 +1188,17 @@ function renderCompare() {
   if (!g) return;
   const heads = [...new Set(g.pairs.map(([x]) => x.head))].sort((a, b) => a - b);
   const sel = $("compare-head");
-  const prev = Number(sel.value);
   sel.replaceChildren(
     ...heads.map((h) =>
       el("option", { value: String(h), text: h < 0 ? "(no heads)" : "head " + h }),
     ),
   );
-  sel.value = String(heads.includes(prev) ? prev : heads[0]);
-  const headSel = Number(sel.value);
-  const mat = diffMatrix(g, headSel);
+  // A newly selected snapshot opens on the head with its largest difference.
+  if (state.cmpHead === null || !heads.includes(state.cmpHead))
+    state.cmpHead = g.at && heads.includes(g.at.head) ? g.at.head : heads[0];
+  sel.value = String(state.cmpHead);
+  const headSel = state.cmpHead;
+  const mat = diffMatrix(g, headSel, r.digits);
   let lim = 0;
   for (let i = 0; i < mat.rows; i++)
     for (let j = 0; j < mat.cols; j++) {
@@ -856,24 +1206,38 @@ function renderCompare() {
       if (typeof v === "number" && Number.isFinite(v)) lim = Math.max(lim, Math.abs(v));
     }
   if (lim === 0) lim = 1;
+  const cols = columnsOf(g.name);
   $("compare-title").textContent =
     "A \u2212 B: " +
     g.name +
     ", layer " +
     g.layer +
     (headSel >= 0 ? ", head " + headSel : "") +
-    " (rows: query positions; blue negative, red positive, white zero; scale \u00b1" +
+    " (rows: query positions; columns: " +
+    cols +
+    "; blue negative, red positive, white zero; scale \u00b1" +
     fmt(lim) +
     ")";
   const canvas = $("compare-canvas");
-  const inset = drawHeatmapDiverging(canvas, mat, lim);
+  const inset = drawMap(canvas, mat, {
+    scale: "diverging",
+    range: [-lim, lim],
+    rowLabel: (r) => String(mat.rowLabel(r)),
+    colLabel: (c) => String(c),
+    width: 700,
+    font: 14,
+    maxCell: 40,
+    titles: { rows: "query position", cols: cols },
+  });
+  canvas.dataset.columns = cols;
   canvas.onmousemove = (ev) => {
     const cell = cellAt(canvas, ev, mat.rows, mat.cols, inset);
     if (!cell) return;
     $("compare-readout").textContent =
       "position " +
       mat.rowLabel(cell.r) +
-      ", column " +
+      ", " +
+      (cols === "keys" ? "key " : "feature ") +
       cell.c +
       ": A \u2212 B = " +
       showDiff(mat.at(cell.r, cell.c));
@@ -886,18 +1250,6 @@ function showDiff(v) {
   const p = state.trace.doc.options.precision;
   if (typeof v !== "number" || !Number.isFinite(v) || p === 0) return showValue(v);
   return String(Number(v.toPrecision(p)));
-}
-
-function drawHeatmapDiverging(canvas, mat, lim) {
-  return drawLabelledHeatmap(
-    canvas,
-    mat,
-    "diverging",
-    [-lim, lim],
-    (r) => "pos " + mat.rowLabel(r),
-    (c) => String(c),
-    640,
-  );
 }
 
 // ---- gradients --------------------------------------------------------------------
@@ -984,12 +1336,20 @@ function renderGrads() {
 function renderMetrics() {
   const m = state.metrics;
   if (m) $("metrics-summary").textContent = m.name + ": " + m.count + " records, x axis: " + m.xKey;
-  drawLines($("loss-chart"), m ? m.loss : [], m ? m.xKey : "", "Open a metrics.jsonl file");
+  const axis = drawLines(
+    $("loss-chart"),
+    m ? m.loss : [],
+    m ? m.xKey : "",
+    "Open a metrics.jsonl file",
+    { log: $("loss-log").checked, yTitle: "loss" },
+  );
+  $("loss-chart").dataset.ticks = axis ? axis.yTicks.join(",") : "";
   drawLines(
     $("acc-chart"),
     m ? m.acc : [],
     m ? m.xKey : "",
     m ? "No accuracy field in this file" : "Open a metrics.jsonl file",
+    { yTitle: "accuracy" },
   );
 }
 
@@ -1028,9 +1388,24 @@ function onKey(ev) {
     closeZoom();
     return;
   }
+  if (ev.key === "Escape" && document.body.classList.contains("present")) {
+    setPresenting(false);
+    return;
+  }
   if (isTyping(ev.target) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (ev.key === " " && ev.target.tagName !== "BUTTON") {
+    ev.preventDefault();
+    if (state.playing) stopPlaying();
+    else startPlaying();
+    return;
+  }
+  if (ev.key === "p" || ev.key === "P") {
+    setPresenting(!document.body.classList.contains("present"));
+    return;
+  }
   if (ev.key === "ArrowRight") {
     ev.preventDefault();
+    stopPlaying();
     setStep(state.step + 1);
   } else if (ev.key === "ArrowLeft") {
     ev.preventDefault();
@@ -1044,6 +1419,34 @@ function onKey(ev) {
   }
 }
 
+// The title line of an exported image: the view, the prompt, the step, and
+// the layer and head when one is chosen.
+function exportTitle() {
+  const tab = document.querySelector("[role=tab][aria-selected=true]").textContent;
+  if (!state.trace) return "GlassLM inspector \u2014 " + tab;
+  const d = state.trace.doc;
+  const prompt = d.steps[0].kind === "prefill" ? d.steps[0].tokens.map((t) => t.text).join("") : "";
+  let where = "";
+  if (state.tab === "attention" && state.zoom)
+    where = ", layer " + state.zoom.layer + ", head " + state.zoom.head;
+  else if (state.tab === "qk")
+    where = ", layer " + $("qk-layer").value + ", head " + $("qk-head").value;
+  else if (state.tab === "attention") where = ", all heads";
+  return (
+    "GlassLM \u2014 " +
+    tab +
+    " \u2014 prompt " +
+    JSON.stringify(prompt) +
+    " \u2014 step " +
+    state.step +
+    " (" +
+    stepLabels(d)[state.step] +
+    ")" +
+    where +
+    (state.tab === "attention" ? ", " + MODE_NAMES[state.mode] : "")
+  );
+}
+
 // Export: the current view drawn into one PNG, twice the screen's pixels,
 // with a title line. Canvases are copied, the op graph's SVG rendered, and
 // the text, backgrounds and borders of every other element painted where
@@ -1053,7 +1456,7 @@ async function exportPng() {
   document.body.classList.add("exporting");
   try {
     const root = panel.getBoundingClientRect();
-    const W = Math.ceil(Math.max(panel.scrollWidth, root.width)),
+    const W = Math.ceil(Math.max(panel.scrollWidth, root.width, 900)),
       H = Math.min(16000, Math.ceil(panel.scrollHeight) + 44);
     const k = 2;
     const out = document.createElement("canvas");
@@ -1066,14 +1469,8 @@ async function exportPng() {
     ctx.fillStyle = cssVar("--fg");
     ctx.font = 'bold 18px "DejaVu Sans", sans-serif';
     ctx.textBaseline = "top";
-    const tab = document.querySelector("[role=tab][aria-selected=true]").textContent;
-    ctx.fillText(
-      "GlassLM inspector \u2014 " +
-        tab +
-        (state.trace ? " \u2014 " + state.name + ", step " + state.step : ""),
-      4,
-      8,
-    );
+    const title = exportTitle();
+    ctx.fillText(title, 4, 8, W - 8);
     ctx.translate(0, 44);
     const at = (r) => [r.left - root.left, r.top - root.top];
     const all = [panel, ...panel.querySelectorAll("*")];
@@ -1145,13 +1542,20 @@ async function exportPng() {
     const url = URL.createObjectURL(blob);
     const a = el("a", {
       href: url,
-      download: "glassllm-" + state.tab + (state.trace ? "-step" + state.step : "") + ".png",
+      download:
+        "glassllm-" +
+        state.tab +
+        (state.trace ? "-step" + state.step : "") +
+        (state.tab === "attention" && state.zoom
+          ? "-layer" + state.zoom.layer + "-head" + state.zoom.head
+          : "") +
+        ".png",
     });
     document.body.append(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10000);
-    return { width: out.width, height: out.height, bytes: blob.size };
+    return { width: out.width, height: out.height, bytes: blob.size, title };
   } finally {
     document.body.classList.remove("exporting");
   }
@@ -1177,6 +1581,43 @@ function setup() {
       state.mode = r.value;
       renderTab();
     });
+  $("color-mode").addEventListener("change", (ev) => {
+    state.colorMode = ev.target.value;
+    renderTab();
+  });
+  const pick = (id, key, what) =>
+    $(id).addEventListener("change", (ev) => {
+      if (!state.trace) return;
+      const c = state.trace.doc.config;
+      try {
+        state[key] = parsePick(ev.target.value, key === "layerPick" ? c.n_layers : c.n_heads, what);
+      } catch (e) {
+        showMessage(e.message + ". Write all, or numbers and ranges such as 0,2,5-7.");
+        return;
+      }
+      clearMessage();
+      renderTab();
+    });
+  pick("layer-select", "layerPick", "Layers");
+  pick("head-select", "headPick", "Heads");
+  $("summary-maps").addEventListener("change", (ev) => {
+    state.summaryMaps = ev.target.checked;
+    state.zoom = null;
+    renderTab();
+  });
+  $("zoom-fill").addEventListener("click", () => {
+    state.zoomFill = !state.zoomFill;
+    $("zoom-fill").setAttribute("aria-pressed", String(state.zoomFill));
+    renderAttention();
+    if (state.zoomFill) $("zoom").scrollIntoView({ block: "start" });
+  });
+  $("play").addEventListener("click", () => (state.playing ? stopPlaying() : startPlaying()));
+  $("present").addEventListener("click", () =>
+    setPresenting(!document.body.classList.contains("present")),
+  );
+  $("present-exit").addEventListener("click", () => setPresenting(false));
+  for (const id of ["qk-layer", "qk-head", "qk-row"]) $(id).addEventListener("change", renderQk);
+  $("loss-log").addEventListener("change", renderMetrics);
   $("scale").addEventListener("change", (ev) => {
     state.scale = ev.target.value;
     renderTab();
@@ -1190,7 +1631,10 @@ function setup() {
   $("graph-layer").addEventListener("change", renderGraph);
   $("graph-params").addEventListener("change", renderGraph);
   $("grads-layer").addEventListener("change", renderGrads);
-  $("compare-head").addEventListener("change", renderCompare);
+  $("compare-head").addEventListener("change", (ev) => {
+    state.cmpHead = Number(ev.target.value);
+    renderCompare();
+  });
   $("export-png").addEventListener("click", () => exportPng());
   document.addEventListener("keydown", onKey);
   let depth = 0;
@@ -1223,6 +1667,14 @@ function setup() {
   const embedded = $("trace").textContent;
   if (embedded.trim()) loadTraceText(embedded, "the embedded trace");
   else renderTab();
+  // Sizes and labels are measured in the page's fonts: once they are all
+  // loaded, measure and draw again.
+  if (document.fonts && document.fonts.status !== "loaded")
+    document.fonts.ready.then(() => {
+      if (state.trace) renderAll();
+      document.body.dataset.fonts = "1";
+    });
+  else document.body.dataset.fonts = "1";
   // For the tests and the benchmark: when the first render finished.
   window.glassllmInspector = {
     state,
@@ -1232,6 +1684,9 @@ function setup() {
     loadMetricsText,
     setStep,
     selectTab,
+    startPlaying,
+    stopPlaying,
+    exportTitle,
     firstRenderMs: performance.now(),
   };
   document.body.dataset.ready = "1";

@@ -141,7 +141,11 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
     );
     // Highlighted boxes have light fills in both themes: black text on them.
     const ink = n.id === selectedId || isRepeat || isCache ? "#000000" : cssVar("--fg");
-    const title = n.op + (n.name ? " " + n.name : "") + (isRepeat ? "  (copy)" : "");
+    const title =
+      n.op +
+      (n.name ? " " + shortName(n.name) : "") +
+      roleOf(n, nodes) +
+      (isRepeat ? "  (copy)" : "");
     g.append(
       svgEl(
         "text",
@@ -177,6 +181,23 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
     svg.append(g);
   }
   return svg;
+}
+
+// A weight's short name: model.layers.0.self_attn.q_proj.weight -> q_proj.
+function shortName(name) {
+  const m = /([a-z_]+_proj|embed_tokens|lm_head|[a-z_]*norm)\.weight$/.exec(name);
+  return m ? m[1] : name;
+}
+
+// What an op computes, when one of its inputs is a named weight: the
+// product with q_proj's weight is " q_proj".
+function roleOf(n, nodes) {
+  if (n.op === "param" || n.op === "kv_cache" || n.op === "input") return "";
+  for (const i of n.inputs) {
+    const x = nodes[i];
+    if (x && x.op === "param" && x.name) return " \u2192 " + shortName(x.name);
+  }
+  return "";
 }
 
 function clip(s, n) {

@@ -15,7 +15,17 @@ const at = (f) => path.join(work, f);
 const model = path.join(root, "models/demo");
 // The lessons' traces: copy (lesson 1, 2) and reverse with gradients (lesson 3).
 glassllm("trace", model, "--prompt", "C abcXYZ=", "--steps", "6", "--html", at("copy.html"));
-glassllm("trace", model, "--prompt", "R stressed=", "--steps", "8", "--grads", "--html", at("rev.html"));
+glassllm(
+  "trace",
+  model,
+  "--prompt",
+  "R stressed=",
+  "--steps",
+  "8",
+  "--grads",
+  "--html",
+  at("rev.html"),
+);
 
 const { context, close } = await launch();
 const page = await context.newPage();

@@ -1,38 +1,89 @@
 // trace.js: reading what `glassllm trace` wrote (docs/trace.schema.json,
-// format "glassllm-trace", version 1), checking it, and the computations the
+// format "glassllm-trace", versions 1 and 2), checking it, and the computations the
 // views share: snapshot lookup, heatmap cells, cache figures, comparing two
 // traces, and training metrics (metrics.jsonl). No drawing here: see
 // views.js, and app.js for the page's state and controls.
 "use strict";
 
 const TRACE_FORMAT = "glassllm-trace";
-const TRACE_VERSION = 1;
+// Version 1 wrote every row of every step and the masked scores; version 2
+// (docs/09-tracer.md) leaves out what follows from other data.
+const TRACE_VERSIONS = [1, 2];
 
 // ---- checking a document ------------------------------------------------------
 
-// Throws an Error whose message says, in one sentence, what is wrong. Checks
-// what the views rely on, not every rule of the schema.
+const SNAPSHOT_NAMES = [
+  "resid.in",
+  "attn.q",
+  "attn.k",
+  "attn.v",
+  "attn.scores",
+  "attn.scores_masked",
+  "attn.softmax",
+  "attn.out",
+];
+
+// Throws an Error whose message says, in one sentence, what is wrong and
+// where. Checks the type of every field the views read (a trace is a file
+// anyone can edit: a number where a string belongs must give this message,
+// not a half-drawn page).
 function checkTrace(doc) {
   const fail = (msg) => {
     throw new Error(msg);
   };
-  if (doc === null || typeof doc !== "object" || Array.isArray(doc))
-    fail("this is not a GlassLM trace: the file holds JSON but not an object");
+  const show = (v) => {
+    const text = JSON.stringify(v);
+    return text === undefined ? "nothing" : text.length > 40 ? text.slice(0, 37) + "..." : text;
+  };
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const index = (v, where, limit) => {
+    if (!Number.isInteger(v) || v < 0)
+      fail(where + " must be a non-negative integer, not " + show(v));
+    if (limit !== undefined && v >= limit)
+      fail(where + " is " + v + ", out of range [0, " + limit + ")");
+    return v;
+  };
+  const list = (v, where) => {
+    if (!Array.isArray(v)) fail(where + " must be a list, not " + show(v));
+    return v;
+  };
+  const object = (v, where) => {
+    if (!isObject(v)) fail(where + " must be an object, not " + show(v));
+    return v;
+  };
+  const string = (v, where) => {
+    if (typeof v !== "string") fail(where + " must be a string, not " + show(v));
+    return v;
+  };
+  const number = (v, where) => {
+    if (typeof v !== "number") fail(where + " must be a number, not " + show(v));
+    return v;
+  };
+  const token = (t, where) => {
+    object(t, where);
+    index(t.id, where + ".id");
+    string(t.text, where + ".text");
+  };
+  const candidate = (c, where) => {
+    token(c, where);
+    number(c.prob, where + ".prob");
+  };
+  if (!isObject(doc)) fail("this is not a GlassLM trace: the file holds JSON but not an object");
   if (doc.format !== TRACE_FORMAT)
     fail(
       'this is not a GlassLM trace: its "format" is ' +
-        JSON.stringify(doc.format) +
+        show(doc.format) +
         ', expected "' +
         TRACE_FORMAT +
         '"',
     );
-  if (doc.version !== TRACE_VERSION)
+  if (!TRACE_VERSIONS.includes(doc.version))
     fail(
       "unsupported trace version " +
-        JSON.stringify(doc.version) +
-        ": this inspector reads " +
-        "version " +
-        TRACE_VERSION +
+        show(doc.version) +
+        ": this inspector reads version" +
+        (TRACE_VERSIONS.length > 1 ? "s " : " ") +
+        TRACE_VERSIONS.join(" and ") +
         "; make the trace again with the matching glassllm",
     );
   for (const key of [
@@ -46,14 +97,44 @@ function checkTrace(doc) {
     "dtype",
   ])
     if (!(key in doc)) fail('the trace has no "' + key + '" field');
-  const c = doc.config;
+  const c = object(doc.config, "config");
   for (const key of ["n_layers", "n_heads", "n_kv_heads", "head_dim", "n_rep", "max_len"])
     if (!Number.isInteger(c[key]) || c[key] < 1)
-      fail("config." + key + " must be a positive integer, not " + JSON.stringify(c[key]));
-  if (!Array.isArray(doc.sequence)) fail('"sequence" must be a list of tokens');
-  if (!Array.isArray(doc.steps) || doc.steps.length === 0) fail("the trace has no steps");
+      fail("config." + key + " must be a positive integer, not " + show(c[key]));
+  if (c.n_heads !== c.n_kv_heads * c.n_rep)
+    fail(
+      "config.n_heads (" +
+        c.n_heads +
+        ") must be n_kv_heads (" +
+        c.n_kv_heads +
+        ") times n_rep (" +
+        c.n_rep +
+        ")",
+    );
+  if (!["float32", "float64"].includes(doc.dtype))
+    fail('"dtype" must be "float32" or "float64", not ' + show(doc.dtype));
+  string(doc.attention, "attention");
+  list(doc.head_groups, "head_groups");
+  if (doc.head_groups.length !== c.n_kv_heads)
+    fail(
+      "head_groups has " + doc.head_groups.length + " entries for " + c.n_kv_heads + " K/V heads",
+    );
+  doc.head_groups.forEach((g, i) =>
+    list(g, "head_groups[" + i + "]").forEach((h, k) =>
+      index(h, "head_groups[" + i + "][" + k + "]", c.n_heads),
+    ),
+  );
+  const o = object(doc.options, "options");
+  if (!Number.isInteger(o.precision) || o.precision < 0 || o.precision > 17)
+    fail("options.precision must be an integer 0..17, not " + show(o.precision));
+  if (typeof o.grads !== "boolean")
+    fail("options.grads must be true or false, not " + show(o.grads));
+  list(doc.sequence, "sequence").forEach((t, i) => token(t, "sequence[" + i + "]"));
+  list(doc.steps, "steps");
+  if (doc.steps.length === 0) fail("the trace has no steps");
   doc.steps.forEach((s, i) => {
     const where = "steps[" + i + "]";
+    object(s, where);
     for (const key of [
       "kind",
       "start",
@@ -67,27 +148,164 @@ function checkTrace(doc) {
       "graph",
     ])
       if (!(key in s)) fail(where + ' has no "' + key + '" field');
-    if (!Array.isArray(s.snapshots)) fail(where + ".snapshots must be a list");
-    s.snapshots.forEach((snap, k) => {
-      const n = Array.isArray(snap.shape) ? snap.shape.reduce((a, b) => a * b, 1) : -1;
-      if (!Array.isArray(snap.data) || snap.data.length !== n)
-        fail(
-          where +
-            ".snapshots[" +
-            k +
-            "] (" +
-            snap.name +
-            ", layer " +
-            snap.layer +
-            ") has " +
-            (Array.isArray(snap.data) ? snap.data.length : "no") +
-            " values for shape [" +
-            snap.shape +
-            "]",
+    if (!["prefill", "decode", "window_reset"].includes(s.kind))
+      fail(where + '.kind must be "prefill", "decode" or "window_reset", not ' + show(s.kind));
+    index(s.start, where + ".start");
+    list(s.tokens, where + ".tokens").forEach((t, k) => token(t, where + ".tokens[" + k + "]"));
+    list(s.positions, where + ".positions").forEach((p, k) =>
+      index(p, where + ".positions[" + k + "]"),
+    );
+    if (s.positions.length !== s.tokens.length)
+      fail(where + " has " + s.tokens.length + " tokens but " + s.positions.length + " positions");
+    if (s.tokens.length === 0) fail(where + " has no tokens");
+    index(s.window_offset, where + ".window_offset");
+    object(s.keys, where + ".keys");
+    index(s.keys.start, where + ".keys.start");
+    index(s.keys.count, where + ".keys.count");
+    if (s.window_offset + s.keys.start + s.keys.count > doc.sequence.length)
+      fail(
+        where +
+          " attends over sequence tokens up to " +
+          (s.window_offset + s.keys.start + s.keys.count - 1) +
+          " but the sequence has " +
+          doc.sequence.length,
+      );
+    const rows = s.rows === undefined ? { start: s.start, count: s.tokens.length } : s.rows;
+    object(rows, where + ".rows");
+    index(rows.start, where + ".rows.start");
+    index(rows.count, where + ".rows.count");
+    if (s.window_offset + rows.start + rows.count > doc.sequence.length)
+      fail(where + ".rows run past the end of the sequence");
+    const cache = object(s.cache, where + ".cache");
+    string(cache.mode, where + ".cache.mode");
+    list(cache.shape, where + ".cache.shape").forEach((d, k) =>
+      index(d, where + ".cache.shape[" + k + "]"),
+    );
+    for (const key of ["length", "bytes", "per_layer"]) index(cache[key], where + ".cache." + key);
+    object(s.repeat_kv, where + ".repeat_kv");
+    for (const key of ["ops", "bytes", "read_bytes"])
+      index(s.repeat_kv[key], where + ".repeat_kv." + key);
+    list(s.top_k || [], where + ".top_k").forEach((t, k) =>
+      candidate(t, where + ".top_k[" + k + "]"),
+    );
+    if (s.next !== null && s.next !== undefined) candidate(s.next, where + ".next");
+    list(s.snapshots, where + ".snapshots").forEach((snap, k) => {
+      const at = where + ".snapshots[" + k + "]";
+      object(snap, at);
+      if (!SNAPSHOT_NAMES.includes(snap.name))
+        fail(at + ".name must be one of " + SNAPSHOT_NAMES.join(", ") + ", not " + show(snap.name));
+      index(snap.layer, at + ".layer", c.n_layers);
+      list(snap.shape, at + ".shape").forEach((d, j) => index(d, at + ".shape[" + j + "]"));
+      const n = snap.shape.reduce((a, b) => a * b, 1);
+      if (snap.shape.length === 4) {
+        const limit = snap.name === "attn.k" || snap.name === "attn.v" ? c.n_kv_heads : c.n_heads;
+        list(snap.heads || [], at + ".heads").forEach((h, j) =>
+          index(h, at + ".heads[" + j + "]", limit),
         );
+        if (snap.heads && snap.heads.length && snap.heads.length !== snap.shape[1])
+          fail(at + " lists " + snap.heads.length + " heads for shape [" + snap.shape + "]");
+        if (snap.shape[2] !== rows.count)
+          fail(at + " has " + snap.shape[2] + " query rows, but the step records " + rows.count);
+        if (/scores|softmax/.test(snap.name) && snap.shape[3] !== s.keys.count)
+          fail(at + " has " + snap.shape[3] + " keys, but the step attends over " + s.keys.count);
+      }
+      for (const field of ["data", "grad"]) {
+        if (field === "grad" && snap[field] === undefined) continue;
+        // Version 2 packs the values in a base64 string: unpack it here.
+        if (typeof snap[field] === "string") {
+          const values = unpackValues(snap[field], doc.dtype);
+          if (values === null)
+            fail(
+              at +
+                "." +
+                field +
+                " is neither a list of numbers nor base64 of " +
+                doc.dtype +
+                " values",
+            );
+          snap[field] = values;
+        }
+        const v = snap[field];
+        if (!(Array.isArray(v) || ArrayBuffer.isView(v)) || v.length !== n)
+          fail(
+            at +
+              " (" +
+              snap.name +
+              ", layer " +
+              snap.layer +
+              ") has " +
+              (Array.isArray(v) ? v.length : "no") +
+              " values" +
+              (field === "grad" ? " of grad" : "") +
+              " for shape [" +
+              snap.shape +
+              "]",
+          );
+        if (Array.isArray(v))
+          for (let j = 0; j < v.length; j++)
+            if (typeof v[j] !== "number" && v[j] !== null)
+              fail(at + "." + field + "[" + j + "] must be a number or null, not " + show(v[j]));
+      }
+    });
+    const graph = object(s.graph, where + ".graph");
+    list(graph.nodes, where + ".graph.nodes").forEach((nd, k) => {
+      const at = where + ".graph.nodes[" + k + "]";
+      object(nd, at);
+      if (nd.id !== k) fail(at + ".id must be " + k + ", not " + show(nd.id));
+      string(nd.op, at + ".op");
+      list(nd.inputs, at + ".inputs").forEach((x, j) => index(x, at + ".inputs[" + j + "]", k));
+      list(nd.shape, at + ".shape").forEach((d, j) => index(d, at + ".shape[" + j + "]"));
+      index(nd.bytes, at + ".bytes");
+      if (nd.layer !== undefined) index(nd.layer, at + ".layer", c.n_layers);
+      if (nd.name !== undefined) string(nd.name, at + ".name");
     });
   });
+  list(doc.cache_links, "cache_links").forEach((l, i) => {
+    const at = "cache_links[" + i + "]";
+    object(l, at);
+    index(l.layer, at + ".layer", c.n_layers);
+    for (const end of ["from", "to"]) {
+      object(l[end], at + "." + end);
+      index(l[end].step, at + "." + end + ".step", doc.steps.length);
+      index(l[end].node, at + "." + end + ".node", doc.steps[l[end].step].graph.nodes.length);
+    }
+  });
 }
+
+// Significant digits of a trace's numbers, and a number rounded to them: a
+// packed float32 of 0.0768493 reads back as 0.07684930413961411, and is
+// shown (and compared) as the 0.0768493 the tracer wrote.
+function traceDigits(doc) {
+  const p = doc.options.precision;
+  return p > 0 ? p : doc.dtype === "float32" ? 9 : 17;
+}
+function rounded(v, digits) {
+  return typeof v === "number" && Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
+}
+
+// The values of a packed tensor: base64 of little-endian float32 (or
+// float64) numbers. null if the text is not that.
+function unpackValues(text, dtype) {
+  const width = dtype === "float64" ? 8 : 4;
+  let bin;
+  try {
+    bin = atob(text);
+  } catch (e) {
+    return null;
+  }
+  if (bin.length % width !== 0) return null;
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const view = new DataView(bytes.buffer);
+  const n = bin.length / width;
+  const out = width === 8 ? new Float64Array(n) : new Float32Array(n);
+  if (LITTLE_ENDIAN)
+    return width === 8 ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+  for (let i = 0; i < n; i++)
+    out[i] = width === 8 ? view.getFloat64(i * 8, true) : view.getFloat32(i * 4, true);
+  return out;
+}
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 // Parses text as a trace; throws an Error with a message for the page.
 function parseTrace(text) {
@@ -102,31 +320,57 @@ function parseTrace(text) {
 }
 
 // Adds lookup tables the views use; the document itself is kept as is.
+// Version 2 leaves out what follows from other data: the masked scores
+// (made here from the raw scores when first asked for) and, after a window
+// reset, the rows that only recompute the previous window (steps[s].rows).
 function indexTrace(doc) {
   const groupOf = new Map(); // query head -> K/V head
   doc.head_groups.forEach((heads, g) => heads.forEach((h) => groupOf.set(h, g)));
+  for (const s of doc.steps)
+    if (s.rows === undefined) s.rows = { start: s.start, count: s.tokens.length };
   const snaps = doc.steps.map((s) => {
     const m = new Map();
     for (const snap of s.snapshots) m.set(snap.name + "|" + snap.layer, snap);
     return m;
   });
   const layers = [...new Set(doc.steps[0].snapshots.map((s) => s.layer))].sort((a, b) => a - b);
-  return { doc, groupOf, snaps, layers };
+  const names = new Set(doc.steps[0].snapshots.map((s) => s.name));
+  return { doc, groupOf, snaps, layers, names };
 }
 
+// The snapshot of a name and layer in a step, or null. Masked scores that
+// the trace left out are made from the raw scores: null where the key's
+// position is after the query's.
 function snapshot(trace, step, name, layer) {
-  return trace.snaps[step].get(name + "|" + layer) || null;
+  const m = trace.snaps[step];
+  const key = name + "|" + layer;
+  if (m.has(key)) return m.get(key);
+  if (name !== "attn.scores_masked") return null;
+  const raw = m.get("attn.scores|" + layer);
+  if (!raw) return null;
+  const s = trace.doc.steps[step];
+  const [, H, T, M] = raw.shape;
+  const data = Array.from(raw.data); // a plain list: it holds null
+
+  for (let h = 0; h < H; h++)
+    for (let t = 0; t < T; t++) {
+      const query = s.rows.start + t;
+      for (let j = 0; j < M; j++) if (s.keys.start + j > query) data[(h * T + t) * M + j] = null;
+    }
+  const masked = { name, layer, shape: raw.shape, heads: raw.heads, data, derived: true };
+  m.set(key, masked);
+  return masked;
 }
 
 // The query heads a 4-D snapshot holds (axis 1), in order.
-function snapshotHeads(snap, nHeads) {
+function snapshotHeads(snap) {
   if (snap.heads && snap.heads.length) return snap.heads;
   return Array.from({ length: snap.shape[1] }, (_, i) => i);
 }
 
 // One head of a [B, H, T, m] snapshot (batch row 0) as a T x m matrix view.
 function headMatrix(snap, headIndex, which) {
-  const [, H, T, m] = snap.shape;
+  const [, , T, m] = snap.shape;
   const values = which === "grad" ? snap.grad : snap.data;
   const base = headIndex * T * m;
   return {
@@ -147,8 +391,10 @@ function keyToken(trace, step, j) {
   const pos = s.keys.start + j;
   return { pos, index: s.window_offset + pos, tok: seqToken(trace, s.window_offset + pos) };
 }
-function queryToken(step, t) {
-  return { pos: step.positions[t], tok: step.tokens[t] };
+function queryToken(trace, step, t) {
+  const s = trace.doc.steps[step];
+  const pos = s.rows.start + t;
+  return { pos, index: s.window_offset + pos, tok: seqToken(trace, s.window_offset + pos) };
 }
 
 // ---- the K/V cache ------------------------------------------------------------
@@ -215,29 +461,32 @@ function rowsOf(trace) {
                 "|" +
                 s.window_offset +
                 "|" +
-                s.positions[t],
+                (s.rows.start + t),
               {
                 snap,
                 step: si,
                 off: (h * T + t) * m,
                 len: m,
                 head: heads[h],
-                pos: s.positions[t],
-                seq: s.window_offset + s.positions[t],
+                pos: s.rows.start + t,
+                seq: s.window_offset + s.rows.start + t,
               },
             );
       } else if (shape.length === 3) {
         const [, T, d] = shape;
         for (let t = 0; t < T; t++)
-          rows.set(snap.name + "|" + snap.layer + "|-1|" + s.window_offset + "|" + s.positions[t], {
-            snap,
-            step: si,
-            off: t * d,
-            len: d,
-            head: -1,
-            pos: s.positions[t],
-            seq: s.window_offset + s.positions[t],
-          });
+          rows.set(
+            snap.name + "|" + snap.layer + "|-1|" + s.window_offset + "|" + (s.rows.start + t),
+            {
+              snap,
+              step: si,
+              off: t * d,
+              len: d,
+              head: -1,
+              pos: s.rows.start + t,
+              seq: s.window_offset + s.rows.start + t,
+            },
+          );
       }
     }
   });
@@ -249,6 +498,8 @@ function rowsOf(trace) {
 function compareTraces(a, b) {
   const ra = rowsOf(a),
     rb = rowsOf(b);
+  const da = traceDigits(a.doc),
+    db = traceDigits(b.doc);
   const groups = new Map();
   let onlyA = 0;
   for (const [key, x] of ra) {
@@ -267,8 +518,8 @@ function compareTraces(a, b) {
     g.pairs.push([x, y]);
     const n = Math.min(x.len, y.len);
     for (let j = 0; j < n; j++) {
-      const u = x.snap.data[x.off + j],
-        v = y.snap.data[y.off + j];
+      const u = rounded(x.snap.data[x.off + j], da),
+        v = rounded(y.snap.data[y.off + j], db);
       let diff;
       if (u === null && v === null) diff = 0;
       else if (u === null || v === null) diff = Infinity;
@@ -283,24 +534,30 @@ function compareTraces(a, b) {
     (p, q) => p.layer - q.layer || SNAPSHOT_ORDER.indexOf(p.name) - SNAPSHOT_ORDER.indexOf(q.name),
   );
   const max = list.reduce((m, g) => Math.max(m, g.max), 0);
-  return { groups: list, max, onlyA, onlyB: [...rb.keys()].filter((k) => !ra.has(k)).length };
+  return {
+    groups: list,
+    max,
+    onlyA,
+    onlyB: [...rb.keys()].filter((k) => !ra.has(k)).length,
+    digits: [da, db],
+  };
 }
 
-const SNAPSHOT_ORDER = [
-  "resid.in",
-  "attn.q",
-  "attn.k",
-  "attn.v",
-  "attn.scores",
-  "attn.scores_masked",
-  "attn.softmax",
-  "attn.out",
-];
+const SNAPSHOT_ORDER = SNAPSHOT_NAMES;
+
+// What the columns of a snapshot are: keys for scores and softmax, features
+// (one head's head_dim, or d_model for the residual stream) otherwise.
+function columnsOf(name) {
+  if (/scores|softmax/.test(name)) return "keys";
+  if (name === "resid.in") return "features (d_model)";
+  return "features (head_dim)";
+}
 
 // The difference a - b of one compared group as a matrix for one head:
 // rows = matched query rows in sequence order, cols = the keys (or features)
 // both rows have.
-function diffMatrix(group, head) {
+function diffMatrix(group, head, digits) {
+  const [da, db] = digits || [17, 17];
   const pairs = group.pairs.filter(([x]) => x.head === head).sort(([x], [y]) => x.seq - y.seq);
   const cols = pairs.reduce((m, [x, y]) => Math.max(m, Math.min(x.len, y.len)), 0);
   return {
@@ -310,8 +567,8 @@ function diffMatrix(group, head) {
     at: (r, c) => {
       const [x, y] = pairs[r];
       if (c >= Math.min(x.len, y.len)) return undefined;
-      const u = x.snap.data[x.off + c],
-        v = y.snap.data[y.off + c];
+      const u = rounded(x.snap.data[x.off + c], da),
+        v = rounded(y.snap.data[y.off + c], db);
       if (u === null && v === null) return null;
       if (u === null || v === null) return Infinity;
       return u - v;

@@ -129,34 +129,40 @@ Tensor rmsnorm(const Tensor& x, double eps) {
 namespace {
 
 // cos(a[p, i]) and sin(a[p, i]) for positions p = start .. start+T-1 and
-// i < hd/2, row-major [T, hd/2]: a[p, i] = p * theta^(-2i/hd). Computed in
-// double so that large positions do not lose the angle's low digits, then
-// cast by the kernel to the tensor's dtype. (DESIGN.md's cos and sin of
-// length hd are these halves written twice; the kernel reads each half once.)
+// i < hd/2, row-major [T, hd/2]: a[p, i] = p * inv_freq[i], where plain RoPE
+// has inv_freq[i] = theta^(-2i/hd). Computed in double so that large
+// positions do not lose the angle's low digits, then cast by the kernel to
+// the tensor's dtype. (DESIGN.md's cos and sin of length hd are these halves
+// written twice; the kernel reads each half once.)
 struct RopeTables {
-  std::size_t T = 0, hd = 0, start = 0;
-  double theta = 0;
+  std::size_t T = 0, start = 0;
+  std::vector<double> inv_freq;
   std::vector<double> cos, sin;
 };
 
-// The tables are remembered for the last (T, hd, start, theta) asked for on
+std::vector<double> plain_inv_freq(std::size_t hd, double theta) {
+  std::vector<double> inv_freq(hd / 2);
+  for (std::size_t i = 0; i < hd / 2; ++i)
+    inv_freq[i] = std::pow(theta, -2.0 * double(i) / double(hd));
+  return inv_freq;
+}
+
+// The tables are remembered for the last (T, start, inv_freq) asked for on
 // this thread: a model rotates q and k of every layer at the same positions,
 // so one forward pass computes them once instead of 2 * n_layers times. The
 // reference is valid until the next call on the same thread.
-const RopeTables& rope_tables(std::size_t T, std::size_t hd, std::size_t start,
-                              double theta) {
+const RopeTables& rope_tables(std::size_t T, std::size_t start,
+                              const std::vector<double>& inv_freq) {
   thread_local RopeTables tab;
-  if (tab.T == T && tab.hd == hd && tab.start == start && tab.theta == theta &&
-      !tab.cos.empty())
+  if (tab.T == T && tab.start == start && tab.inv_freq == inv_freq && !tab.cos.empty())
     return tab;
-  std::size_t half = hd / 2;
-  tab.T = T, tab.hd = hd, tab.start = start, tab.theta = theta;
+  std::size_t half = inv_freq.size();
+  tab.T = T, tab.start = start, tab.inv_freq = inv_freq;
   tab.cos.assign(T * half, 0.0);
   tab.sin.assign(T * half, 0.0);
   for (std::size_t i = 0; i < half; ++i) {
-    double inv_freq = std::pow(theta, -2.0 * double(i) / double(hd));
     for (std::size_t t = 0; t < T; ++t) {
-      double angle = double(start + t) * inv_freq;
+      double angle = double(start + t) * inv_freq[i];
       tab.cos[t * half + i] = std::cos(angle);
       tab.sin[t * half + i] = std::sin(angle);
     }
@@ -195,6 +201,13 @@ void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::si
 //   out[i + hd/2] = x2 cos a + x1 sin a
 // which is the 2-D rotation of the point (x1, x2) by the angle a[p, i].
 Tensor rope(const Tensor& x, std::size_t start, double theta) {
+  if (!(theta > 0))
+    throw std::invalid_argument("rope: theta must be positive, got " +
+                                std::to_string(theta));
+  return rope(x, start, plain_inv_freq(x.defined() ? x.shape().back() : 0, theta));
+}
+
+Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_freq) {
   check_defined("rope", x);
   if (x.ndim() < 2)
     throw std::invalid_argument("rope: expected x of shape [..., T, hd], got " +
@@ -204,10 +217,12 @@ Tensor rope(const Tensor& x, std::size_t start, double theta) {
     throw std::invalid_argument("rope: head dim hd=" + std::to_string(hd) + " of x " +
                                 shape_str(x.shape()) +
                                 " must be even (rotate-half pairs i with i + hd/2)");
-  if (!(theta > 0))
-    throw std::invalid_argument("rope: theta must be positive, got " +
-                                std::to_string(theta));
-  const RopeTables& tab = rope_tables(T_len, hd, start, theta);
+  if (inv_freq.size() != hd / 2)
+    throw std::invalid_argument("rope: " + std::to_string(inv_freq.size()) +
+                                " inverse frequencies for head dim " +
+                                std::to_string(hd) +
+                                "; expected hd/2 = " + std::to_string(hd / 2));
+  const RopeTables& tab = rope_tables(T_len, start, inv_freq);
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -221,8 +236,8 @@ Tensor rope(const Tensor& x, std::size_t start, double theta) {
   // kernel with sin negated. The tables are recomputed (T * hd/2 values)
   // rather than saved, unless they are still remembered.
   return finish_op(out, "rope", {x}, [&] {
-    return [T_len, hd, start, theta](const Tensor& dout) {
-      const RopeTables& tab = rope_tables(T_len, hd, start, theta);
+    return [T_len, hd, start, inv_freq](const Tensor& dout) {
+      const RopeTables& tab = rope_tables(T_len, start, inv_freq);
       Tensor dx = empty(dout.shape(), dout.dtype());
       dispatch(dout.dtype(), [&](auto zero) {
         using T = decltype(zero);

@@ -3,6 +3,19 @@
 // Python dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
 // padded with spaces and a newline so the data starts at a multiple of 64,
 // then the elements in C order.
+//
+// Writing is xtensor's xt::dump_npy, which produces exactly those bytes (the
+// same, byte for byte, as the writer this file used to hold, on float32 and
+// float64 arrays of shapes (), (3,), (0,), (2,3), (2,0,4), (1,3,98) and
+// (1000,3)); this file only adds the temporary file and the rename.
+//
+// Reading stays written by hand, because xt::load_npy (0.24) does not do
+// what read_npy promises: it needs the element type at compile time (a
+// '<f8' file read as float throws "Cast error: formats not matching"), so
+// the dtype would have to be parsed here anyway; it does not check that the
+// data is all there (a file cut short loads without an error, its missing
+// elements are whatever the buffer held: zeros when we tried); and its
+// errors do not name the file ("io error: failed to open a file.").
 #include "glassllm/model/npy.h"
 
 #include <cstdio>
@@ -11,6 +24,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <vector>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xnpy.hpp>
 
 #include "glassllm/engine/node.h"
 
@@ -18,32 +33,18 @@ namespace glassllm {
 
 void write_npy(const std::string& path, const Tensor& t) {
   check_defined("write_npy", t);
-  std::string shape = "(";
-  for (std::size_t d : t.shape()) shape += std::to_string(d) + ", ";
-  if (t.ndim() > 1)
-    shape.erase(shape.size() - 2);  // NumPy writes (3,) but (2, 3)
-  else if (t.ndim() == 1)
-    shape.erase(shape.size() - 1);
-  shape += ")";
-  std::string header = std::string("{'descr': '") +
-                       (t.dtype() == DType::float32 ? "<f4" : "<f8") +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
-  std::size_t total = 10 + header.size() + 1;  // magic(6) version(2) len(2) ... '\n'
-  header += std::string((64 - total % 64) % 64, ' ') + "\n";
-
+  std::string bytes;  // the whole file: magic, version, header, data
+  dispatch(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    bytes = xt::dump_npy(xt::adapt(ptr<T>(t), t.size(), xt::no_ownership(), t.shape()));
+  });
+  // Through a temporary file renamed into place: an existing file at `path`
+  // is replaced whole or not at all.
   std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error(path + ": cannot open for writing");
-    out.write("\x93NUMPY\x01\x00", 8);
-    unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
-                            static_cast<unsigned char>(header.size() >> 8)};
-    out.write(reinterpret_cast<const char*>(len), 2);
-    out << header;
-    dispatch(t.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      out.write(reinterpret_cast<const char*>(ptr<T>(t)), std::streamsize(t.nbytes()));
-    });
+    out.write(bytes.data(), std::streamsize(bytes.size()));
     if (!out) throw std::runtime_error(path + ": write failed");
   }
   std::filesystem::rename(tmp, path);

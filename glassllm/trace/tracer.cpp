@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include "glassllm/engine/node.h"
@@ -178,6 +179,14 @@ void begin_step(Tracer::Impl& t, const GlassLM& model,
       for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
     }
   }
+  // A reset records only the token it runs for the first time (the one
+  // chosen from the previous step): see TraceStep::rows_start.
+  step.rows_start = start;
+  step.rows_count = T;
+  if (step.kind == "window_reset" && t.pending_next) {
+    step.rows_start = start + T - 1;
+    step.rows_count = 1;
+  }
   t.pending_next.reset();
   t.window_offset.push_back(offset);
   t.steps.push_back(std::move(step));
@@ -218,8 +227,27 @@ void set_layer(Tracer::Impl& t, int layer) {
   if (t.open && t.recorder) t.recorder->set_layer(layer);
 }
 
-// Copies x (seen with shape `as`) into a snapshot, keeping only the selected
-// heads along axis 1 of a 4-D tensor.
+// Keeps rows [from, from + count) of the query axis (`axis`) of a row-major
+// tensor of `shape`, in place.
+void keep_rows(std::vector<double>& data, Shape& shape, std::size_t axis,
+               std::size_t from, std::size_t count) {
+  if (from == 0 && count == shape[axis]) return;
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (std::size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  std::vector<double> kept;
+  kept.reserve(outer * count * inner);
+  for (std::size_t o = 0; o < outer; ++o) {
+    auto block = data.begin() + std::ptrdiff_t((o * shape[axis] + from) * inner);
+    kept.insert(kept.end(), block, block + std::ptrdiff_t(count * inner));
+  }
+  data = std::move(kept);
+  shape[axis] = count;
+}
+
+// Copies x (seen with shape `as`) into a snapshot, keeping only the step's
+// recorded query rows (axis 1 of [B, T, d], axis 2 of [B, H, T, m]) and the
+// selected heads along axis 1 of a 4-D tensor.
 Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
               const Shape& as) {
   Snapshot s;
@@ -227,6 +255,10 @@ Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const 
   s.layer = layer;
   s.shape = as.empty() ? x.shape() : as;
   std::vector<double> all = x.to_vector();
+  const TraceStep& step = t.steps.back();
+  const std::size_t row_axis = s.shape.size() == 4 ? 2 : 1;
+  if (s.shape.size() >= 3 && s.shape[row_axis] == step.tokens.size())
+    keep_rows(all, s.shape, row_axis, step.rows_start - step.start, step.rows_count);
   if (s.shape.size() != 4) {
     s.data = std::move(all);
     return s;
@@ -257,6 +289,8 @@ Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const 
 void record(Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
             const Shape& as_shape) {
   if (!t.open || !t.layer_selected(layer)) return;
+  const std::string_view n = name;
+  if (!t.options.vectors && n != "attn.scores" && n != "attn.softmax") return;
   t.steps.back().snapshots.push_back(take(t, name, layer, x, as_shape));
   if (t.options.grads) {
     Tensor handle = x;
@@ -272,22 +306,12 @@ void record_scores(Tracer::Impl& t, std::size_t layer, const Tensor& scores,
                    const Shape& as_shape, std::size_t query_start,
                    std::size_t key_start) {
   if (!t.open || !t.layer_selected(layer)) return;
+  // The masked scores are not recorded: they are these with every key after
+  // its query hidden (query_start and key_start say where), and softmax
+  // gives those keys exactly 0.
+  (void)query_start;
+  (void)key_start;
   record(t, "attn.scores", layer, scores, as_shape);
-  // The same numbers with every hidden entry (key position > query position)
-  // replaced by NaN, written to JSON as null: softmax gives them exactly 0.
-  Snapshot masked = t.steps.back().snapshots.back();
-  masked.name = "attn.scores_masked";
-  const std::size_t T = masked.shape[2], m = masked.shape[3];
-  for (std::size_t row = 0; row < masked.data.size() / m; ++row) {
-    const std::size_t query = query_start + row % T;
-    for (std::size_t j = 0; j < m; ++j)
-      if (key_start + j > query) masked.data[row * m + j] = std::nan("");
-  }
-  t.steps.back().snapshots.push_back(std::move(masked));
-  if (t.options.grads) {  // no tensor of its own
-    t.grad_handles.push_back(Tensor());
-    t.grad_shapes.push_back({});
-  }
 }
 
 void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {

@@ -9,6 +9,7 @@
 #include "glassllm/engine/custom_op.h"
 #include "glassllm/engine/dtype.h"
 #include "glassllm/engine/gradcheck.h"
+#include "glassllm/engine/naive_matmul.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/engine/tensor.h"
 #include "glassllm/fast/blas.h"
@@ -17,3 +18,4 @@
 #include "glassllm/model/model.h"
 #include "glassllm/model/npy.h"
 #include "glassllm/model/tokenizer.h"
+#include "glassllm/reference/reference.h"

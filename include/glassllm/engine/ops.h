@@ -161,6 +161,10 @@ Tensor rmsnorm(const Tensor& x, double eps = 1e-5);
 ///   rope(x) = x * cos + rotate_half(x) * sin,
 ///   rotate_half(x) = concat(-x[hd/2:], x[:hd/2]).
 Tensor rope(const Tensor& x, std::size_t start, double theta = 10000.0);
+/// The same rotation with the hd/2 inverse frequencies given: angle[p, i] =
+/// p * inv_freq[i]. Scaled RoPE variants (Llama 3's "llama3", "linear") only
+/// change these frequencies; the model computes them (model.h, rope_inv_freq).
+Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_freq);
 
 /// Softmax along the last axis under a causal mask, for attention scores
 /// x [..., R, m] of R query rows against m keys. Row r is the query at

@@ -1,0 +1,322 @@
+// qk.js: two views drawn from one step's numbers. The Q·K view: for one
+// head and one query, the query vector, every key vector it can see, their
+// dot products divided by sqrt(head_dim) and the softmax, next to the
+// scores and weights the trace recorded. The K/V cache as a tensor: one
+// column per position held, one row per K/V head, coloured by K/V head.
+"use strict";
+
+// The key vector (one K/V head) of the token at window position `pos` as
+// seen by step `step`: from the latest step up to it, in the same window,
+// that recorded that position's attn.k. null if none did (a window reset
+// keeps only its new row; --lean traces keep no attn.k).
+function keyVector(trace, step, layer, kvHead, pos) {
+  const steps = trace.doc.steps;
+  const offset = steps[step].window_offset;
+  for (let s = step; s >= 0; s--) {
+    const st = steps[s];
+    if (st.window_offset !== offset) break;
+    const snap = snapshot(trace, s, "attn.k", layer);
+    if (!snap) return null;
+    const r = pos - st.rows.start;
+    if (r < 0 || r >= st.rows.count) {
+      if (st.kind !== "decode") break; // positions before a prefill or reset: none
+      continue;
+    }
+    const hi = snapshotHeads(snap).indexOf(kvHead);
+    if (hi < 0) return null;
+    const m = headMatrix(snap, hi);
+    return Array.from({ length: m.cols }, (_, i) => m.at(r, i));
+  }
+  return null;
+}
+
+function queryVector(trace, step, layer, head, row) {
+  const snap = snapshot(trace, step, "attn.q", layer);
+  if (!snap) return null;
+  const hi = snapshotHeads(snap).indexOf(head);
+  if (hi < 0) return null;
+  const m = headMatrix(snap, hi);
+  return Array.from({ length: m.cols }, (_, i) => m.at(row, i));
+}
+
+// The arithmetic of one attention row: per key, the dot product, the score
+// it gives, the recorded score, the softmax recomputed and recorded.
+function qkRows(trace, step, layer, head, row) {
+  const s = trace.doc.steps[step];
+  const hd = trace.doc.config.head_dim;
+  const q = queryVector(trace, step, layer, head, row);
+  const scores = snapshot(trace, step, "attn.scores", layer);
+  const probs = snapshot(trace, step, "attn.softmax", layer);
+  const pick = (snap) => {
+    if (!snap) return null;
+    const hi = snapshotHeads(snap).indexOf(head);
+    return hi < 0 ? null : headMatrix(snap, hi);
+  };
+  const S = pick(scores),
+    P = pick(probs);
+  const query = queryToken(trace, step, row);
+  const kv = trace.groupOf.get(head);
+  const keys = [];
+  for (let j = 0; j < s.keys.count; j++) {
+    const key = keyToken(trace, step, j);
+    const k = keyVector(trace, step, layer, kv, key.pos);
+    const masked = key.pos > query.pos;
+    let dot = null;
+    if (q && k) dot = q.reduce((a, v, i) => a + v * k[i], 0);
+    keys.push({
+      j,
+      key,
+      k,
+      masked,
+      dot,
+      score: dot === null ? null : dot / Math.sqrt(hd),
+      recorded: S ? S.at(row, j) : null,
+      prob: P ? P.at(row, j) : null,
+    });
+  }
+  // The softmax of the recorded scores, over the keys the mask lets through.
+  const live = keys.filter((k) => !k.masked && typeof k.recorded === "number");
+  const max = Math.max(...live.map((k) => k.recorded));
+  const total = live.reduce((a, k) => a + Math.exp(k.recorded - max), 0);
+  for (const k of keys)
+    k.softmax = k.masked
+      ? 0
+      : typeof k.recorded === "number"
+        ? Math.exp(k.recorded - max) / total
+        : null;
+  return { q, query, keys, hd, kv };
+}
+
+// A vector as a strip of coloured cells on a scale symmetric around 0.
+function vectorStrip(v, lim, title) {
+  const c = el("canvas", { class: "strip", title });
+  const cell = 8;
+  const ctx = sizeCanvas(c, v.length * cell, 18);
+  v.forEach((x, i) => {
+    const [r, g, b] = colorOf("diverging", x, -lim, lim);
+    ctx.fillStyle = "rgb(" + r + "," + g + "," + b + ")";
+    ctx.fillRect(i * cell, 0, cell, 18);
+  });
+  return c;
+}
+
+function buildQkHeads() {
+  const c = state.trace.doc.config;
+  $("qk-head").replaceChildren(
+    ...Array.from({ length: c.n_heads }, (_, h) =>
+      el("option", {
+        value: String(h),
+        text: "head " + h + " (K/V head " + state.trace.groupOf.get(h) + ")",
+      }),
+    ),
+  );
+}
+
+function renderQk() {
+  const t = state.trace,
+    s = currentStep();
+  const layer = Number($("qk-layer").value || t.layers[0]);
+  const head = Number($("qk-head").value || 0);
+  const rowSel = $("qk-row");
+  const prev = rowSel.value;
+  rowSel.replaceChildren(
+    ...Array.from({ length: s.rows.count }, (_, r) => {
+      const q = queryToken(t, state.step, r);
+      return el("option", {
+        value: String(r),
+        text: "pos " + q.pos + " " + tokenLabel(q.tok),
+      });
+    }),
+  );
+  // The last row by default: the one that chose the next token.
+  rowSel.value = prev !== "" && Number(prev) < s.rows.count ? prev : String(s.rows.count - 1);
+  const row = Number(rowSel.value);
+  const r = qkRows(t, state.step, layer, head, row);
+  const sum = $("qk-summary");
+  if (!r.q) {
+    sum.textContent =
+      "This trace holds no query vectors for layer " +
+      layer +
+      ", head " +
+      head +
+      " (made with --lean, or without this layer or head): only the recorded scores and softmax are shown.";
+  } else
+    sum.textContent =
+      "Layer " +
+      layer +
+      ", head " +
+      head +
+      " (reads K/V head " +
+      r.kv +
+      "), query " +
+      tokenLabel(r.query.tok) +
+      " at position " +
+      r.query.pos +
+      ": score = q \u00b7 k / \u221a" +
+      r.hd +
+      " = q \u00b7 k / " +
+      fmt(Math.sqrt(r.hd)) +
+      "; softmax over the keys at positions up to " +
+      r.query.pos +
+      ".";
+  const digits = traceDigits(t.doc);
+  const list = (v) => "[" + Array.from(v, (x) => rounded(x, digits)).join(", ") + "]";
+  const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
+  const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
+  const th = (text) => el("th", { scope: "col", text });
+  const head_ = el(
+    "tr",
+    {},
+    th("key pos"),
+    th("key token"),
+    th("k (" + r.hd + " numbers)"),
+    th("q \u00b7 k"),
+    th("\u00f7 \u221a" + r.hd + " = score"),
+    th("recorded score"),
+    th("softmax"),
+    th("recorded softmax"),
+    th(""),
+  );
+  const qRow = el(
+    "tr",
+    { class: "qrow" },
+    el("td", { text: String(r.query.pos) }),
+    el("td", { class: "tokcell", text: "q: " + showText((r.query.tok || { text: "?" }).text) }),
+    el("td", {}, r.q ? vectorStrip(r.q, lim, "q = " + list(r.q)) : "not recorded"),
+    el("td", { colspan: 6, text: "the query vector of head " + head }),
+  );
+  const body = r.keys.map((k) =>
+    el(
+      "tr",
+      { class: k.masked ? "masked" : "", "data-key": k.j },
+      el("td", { text: String(k.key.pos) }),
+      el("td", { class: "tokcell", text: showText((k.key.tok || { text: "?" }).text) }),
+      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = [" + k.k.join(", ") + "]") : "not recorded"),
+      el("td", { "data-col": "dot", text: k.dot === null ? "-" : fmt(k.dot) }),
+      el("td", { "data-col": "score", text: k.score === null ? "-" : fmt(k.score) }),
+      el("td", {
+        "data-col": "recorded",
+        text: k.masked ? "masked" : typeof k.recorded === "number" ? fmt(k.recorded) : "-",
+      }),
+      el("td", {
+        "data-col": "softmax",
+        text: k.softmax === null ? "-" : fmt(k.softmax),
+      }),
+      el("td", {
+        "data-col": "prob",
+        text: typeof k.prob === "number" ? fmt(k.prob) : "-",
+      }),
+      el(
+        "td",
+        { class: "barcell" },
+        el("span", {
+          class: "bar",
+          style: "width:" + Math.round(200 * (typeof k.prob === "number" ? k.prob : 0)) + "px",
+        }),
+      ),
+    ),
+  );
+  $("qk-table").replaceChildren(el("thead", {}, head_), el("tbody", {}, qRow, ...body));
+}
+
+// The K/V cache of one layer after a step as the tensor it is, K above V:
+// one row per K/V head (coloured as in the attention view, with the query
+// heads that read it), one column per position up to max_len; the columns
+// this step wrote are solid, the ones it kept are lighter, the room left is
+// empty.
+function drawCacheTensor(canvas, trace, step) {
+  const d = trace.doc,
+    c = d.config,
+    s = d.steps[step];
+  const held = s.cache.mode === "none" ? 0 : s.cache.length;
+  // Columns up to the most the cache holds in this trace: the tensor then
+  // fills the width by the last step and visibly grows towards it.
+  const capacity = Math.max(
+    1,
+    held,
+    ...d.steps.map((x) => (x.cache.mode === "none" ? 0 : x.cache.length)),
+  );
+  const rect = canvas.getBoundingClientRect();
+  const w = Math.max(500, Math.round(rect.width || 900));
+  const left = 250,
+    right = 16,
+    font = 14;
+  const cell = Math.max(1, (w - left - right) / capacity);
+  const rowH = 22,
+    blockH = rowH * c.n_kv_heads;
+  const top = 30;
+  const h = top + 2 * (blockH + 34) + 64;
+  const ctx = sizeCanvas(canvas, w, h);
+  canvas.style.width = "";
+  ctx.fillStyle = cssVar("--bg");
+  ctx.fillRect(0, 0, w, h);
+  ctx.font = font + 'px "DejaVu Sans", sans-serif';
+  const newFrom = s.kind === "window_reset" || s.kind === "prefill" ? 0 : s.start;
+  const shape = "[" + (s.cache.shape || []).join(", ") + "]";
+  ctx.fillStyle = cssVar("--fg");
+  ctx.textBaseline = "top";
+  ctx.fillText(
+    "One layer's cache after step " +
+      step +
+      ": K and V, each [batch, K/V heads, positions, head_dim] = " +
+      shape +
+      (s.kind === "window_reset" ? "  (window reset: rebuilt from position 0)" : ""),
+    4,
+    4,
+  );
+  ["K", "V"].forEach((name, b) => {
+    const y0 = top + b * (blockH + 34) + 8;
+    for (let g = 0; g < c.n_kv_heads; g++) {
+      const y = y0 + g * rowH;
+      const [r, gg, bb] = hexRgb(groupColor(g));
+      ctx.fillStyle = cssVar("--fg");
+      ctx.textAlign = "right";
+      ctx.textBaseline = "middle";
+      ctx.fillText(
+        name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(","),
+        left - 8,
+        y + rowH / 2,
+      );
+      for (let p = 0; p < capacity; p++) {
+        const x = left + p * cell;
+        if (p < held) {
+          ctx.fillStyle =
+            p >= newFrom
+              ? "rgb(" + r + "," + gg + "," + bb + ")"
+              : "rgba(" + r + "," + gg + "," + bb + ",0.45)";
+          ctx.fillRect(x, y + 1, Math.max(1, cell - (cell > 4 ? 1 : 0)), rowH - 2);
+        }
+      }
+    }
+    ctx.strokeStyle = cssVar("--line");
+    ctx.strokeRect(left + 0.5, y0 + 0.5, capacity * cell - 1, blockH - 1);
+  });
+  // The positions axis: round ticks, the token at each.
+  const axisY = top + 2 * (blockH + 34) - 18;
+  ctx.fillStyle = cssVar("--fg");
+  ctx.strokeStyle = cssVar("--fg");
+  ctx.textAlign = "center";
+  ctx.textBaseline = "top";
+  ctx.font = font + 'px "DejaVu Sans Mono", monospace';
+  const every = labelStride(capacity, cell, font + 2);
+  for (let p = 0; p < capacity; p += every) {
+    const x = left + (p + 0.5) * cell;
+    const tok = p < held ? seqToken(trace, s.window_offset + p) : null;
+    ctx.fillText(String(p), x, axisY);
+    if (tok) ctx.fillText(showText(tok.text).slice(0, 3), x, axisY + 18);
+  }
+  ctx.font = font + 'px "DejaVu Sans", sans-serif';
+  ctx.textAlign = "left";
+  ctx.fillText(
+    "position \u2192 (one column per token: position, then token; " +
+      held +
+      " held, room for " +
+      c.max_len +
+      "; solid: written by this step, light: kept from before)",
+    left,
+    axisY + 40,
+  );
+  canvas.dataset.held = String(held);
+  canvas.dataset.capacity = String(capacity);
+  canvas.dataset.written = String(held - newFrom);
+}
