@@ -64,7 +64,7 @@ one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --pro
 one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$work/x.json"
 
 # memory: the exaone-4.0-1.2b preset with no flags is float16, the model's own
-# dtype, and says so (DESIGN.md's cache formula, and the article's figures: 60
+# dtype, and says so (docs/design.md's cache formula, and the article's figures: 60
 # repeats, 960 MiB, 1.88 GiB written + read).
 out=$("$bin" memory --preset exaone-4.0-1.2b) || fail "memory: $out"
 echo "$out"

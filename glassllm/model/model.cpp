@@ -97,7 +97,7 @@ GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
   const std::size_t D = cfg_.d_model, hd = cfg_.head_dim(), F = cfg_.d_ff;
   const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads, V = cfg_.vocab_size;
   layers.resize(cfg_.n_layers);
-  // The shapes (DESIGN.md's table): projections are [out, in].
+  // The shapes (docs/design.md's table): projections are [out, in].
   auto shape_of = [&](const std::string& name) -> Shape {
     auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
     if (is("embed_tokens") || is("lm_head")) return {V, D};

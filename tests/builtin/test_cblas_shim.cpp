@@ -23,11 +23,15 @@ void cblas_dgemv(int, int, int, int, double, const double*, int, const double*, 
                  double, double*, int);
 float cblas_sdot(int, const float*, int, const float*, int);
 double cblas_ddot(int, const double*, int, const double*, int);
+void cblas_ssyrk(int, int, int, int, int, float, const float*, int, float, float*, int);
+void cblas_dsyrk(int, int, int, int, int, double, const double*, int, double, double*,
+                 int);
 }
 
 namespace {
 
 constexpr int RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112, ConjTrans = 113;
+constexpr int Upper = 121, Lower = 122;
 
 // Element (r, c) of a matrix stored in `order` with leading dimension ld.
 template <class T>
@@ -117,6 +121,42 @@ void check_gemv(Gemv gemv, double tol) {
         }
 }
 
+// C = alpha op(A) op(A)^T + beta C on one triangle; the other stays as it was.
+template <class T, class Syrk>
+void check_syrk(Syrk syrk, double tol) {
+  const int N = 4, K = 3;
+  for (int order : {RowMajor, ColMajor})
+    for (int trans : {NoTrans, Trans})
+      for (int uplo : {Upper, Lower}) {
+        CAPTURE(order);
+        CAPTURE(trans);
+        CAPTURE(uplo);
+        // op(A) is [N, K]: A is stored [N, K] or, transposed, [K, N].
+        int a_rows = trans == NoTrans ? N : K, a_cols = trans == NoTrans ? K : N;
+        int lda = (order == RowMajor ? a_cols : a_rows) + 1, ldc = N + 2;
+        auto A = ramp<T>(std::size_t(lda * (order == RowMajor ? a_rows : a_cols)), T(1));
+        auto C = ramp<T>(std::size_t(ldc * N), T(2));
+        auto C0 = C;
+        syrk(order, uplo, trans, N, K, T(1.5), A.data(), lda, T(-2), C.data(), ldc);
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < N; ++j) {
+            CAPTURE(i);
+            CAPTURE(j);
+            bool in_triangle = uplo == Upper ? i <= j : i >= j;
+            double sum = 0;
+            for (int k = 0; k < K; ++k)
+              sum += double(trans == NoTrans ? at(A, order, lda, i, k)
+                                             : at(A, order, lda, k, i)) *
+                     double(trans == NoTrans ? at(A, order, lda, j, k)
+                                             : at(A, order, lda, k, j));
+            double expected = in_triangle
+                                  ? 1.5 * sum - 2 * double(at(C0, order, ldc, i, j))
+                                  : double(at(C0, order, ldc, i, j));
+            CHECK(std::fabs(double(at(C, order, ldc, i, j)) - expected) <= tol);
+          }
+      }
+}
+
 }  // namespace
 
 TEST_CASE("the builtin backend is the one running") {
@@ -142,4 +182,15 @@ TEST_CASE("cblas_sdot and cblas_ddot (builtin shim) match hand-computed sums") {
   std::vector<float> xf{0.5f, -1.5f}, yf{2.0f, 4.0f};
   CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), 1) == -5.0f);   // 1 - 6
   CHECK(cblas_sdot(2, xf.data(), 1, yf.data(), -1) == -1.0f);  // 0.5*4 - 1.5*2
+}
+
+TEST_CASE("cblas_ssyrk and cblas_dsyrk (builtin shim) update one triangle like loops") {
+  // xtensor-blas's dot calls cblas_dsyrk for a product of a matrix with its
+  // own transpose.
+  check_syrk<float>(cblas_ssyrk, 1e-5);
+  check_syrk<double>(cblas_dsyrk, 1e-13);
+  // A = [[1, 2], [3, 4]]: A A^T = [[5, 11], [11, 25]]; beta = 0 ignores C.
+  std::vector<double> a{1, 2, 3, 4}, c(4, -7.0);
+  cblas_dsyrk(RowMajor, Upper, NoTrans, 2, 2, 1.0, a.data(), 2, 0.0, c.data(), 2);
+  CHECK(c == std::vector<double>{5, 11, -7, 25});
 }

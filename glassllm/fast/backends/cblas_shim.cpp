@@ -1,6 +1,7 @@
 // backends/cblas_shim.cpp: the CBLAS functions a program may still call in a
 // -DGLASSLLM_BLAS=builtin build, where no BLAS library is linked: xtensor-blas's
-// xt::linalg::dot calls cblas_?gemm, cblas_?gemv and cblas_?dot. Each one
+// xt::linalg::dot calls cblas_?gemm, cblas_?gemv, cblas_?dot, and cblas_?syrk
+// when it sees A @ A^T (glassllm/reference/ links all four for double). Each one
 // here is the CBLAS standard's function over gemm_builtin.cpp, so code
 // written against CBLAS links and runs unchanged. Compiled only in the
 // builtin configuration (anywhere else these names belong to the library).
@@ -11,6 +12,7 @@
 // for real numbers. A negative increment walks a vector backwards from its
 // far end, as the standard says.
 #include <cstddef>
+#include <vector>
 
 #include "glassllm/fast/blas_internal.h"
 
@@ -19,6 +21,7 @@ namespace {
 // CBLAS's enum values, fixed by the standard (cblas.h: CBLAS_ORDER, CBLAS_TRANSPOSE).
 constexpr int CblasRowMajor = 101;
 constexpr int CblasNoTrans = 111;
+constexpr int CblasUpper = 121;  // CBLAS_UPLO
 
 template <class T>
 void gemm(int order, int trans_a, int trans_b, int M, int N, int K, T alpha, const T* A,
@@ -63,6 +66,32 @@ T dot(int n, const T* x, int incx, const T* y, int incy) {
                                   first(y, n, incy), incy);
 }
 
+// C = alpha * op(A) op(A)^T + beta * C for a symmetric N x N C, op(A) [N, K]
+// (A, or A^T when trans), updating only the `uplo` triangle of C. The full
+// product goes to a scratch matrix through the GEMM, then the triangle is
+// written; with beta == 0, C is not read (the standard allows garbage there).
+template <class T>
+void syrk(int order, int uplo, int trans, int N, int K, T alpha, const T* A, int lda,
+          T beta, T* C, int ldc) {
+  if (N <= 0) return;
+  // A column-major [r, c] is a row-major [c, r]: its transpose flag flips.
+  bool t = (trans != CblasNoTrans) != (order != CblasRowMajor);
+  std::vector<T> product(std::size_t(N) * std::size_t(N), T(0));  // [N, N], row-major
+  if (K > 0)
+    glassllm::builtin_gemm<T>(t, !t, std::size_t(N), std::size_t(N), std::size_t(K), T(1),
+                              A, std::size_t(lda), A, std::size_t(lda), T(0),
+                              product.data(), std::size_t(N), 1);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) {
+      if (uplo == CblasUpper ? j < i : j > i) continue;  // the other triangle
+      T& c = order == CblasRowMajor
+                 ? C[std::size_t(i) * std::size_t(ldc) + std::size_t(j)]
+                 : C[std::size_t(j) * std::size_t(ldc) + std::size_t(i)];
+      T p = alpha * product[std::size_t(i) * std::size_t(N) + std::size_t(j)];
+      c = beta == T(0) ? p : p + beta * c;
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -95,6 +124,16 @@ float cblas_sdot(int n, const float* x, int incx, const float* y, int incy) {
 
 double cblas_ddot(int n, const double* x, int incx, const double* y, int incy) {
   return dot(n, x, incx, y, incy);
+}
+
+void cblas_ssyrk(int order, int uplo, int trans, int N, int K, float alpha,
+                 const float* A, int lda, float beta, float* C, int ldc) {
+  syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
+}
+
+void cblas_dsyrk(int order, int uplo, int trans, int N, int K, double alpha,
+                 const double* A, int lda, double beta, double* C, int ldc) {
+  syrk(order, uplo, trans, N, K, alpha, A, lda, beta, C, ldc);
 }
 
 }  // extern "C"

@@ -136,6 +136,10 @@ class KVCache {
   CacheAppendFn append_fn;
 
  private:
+  void check_fits(const Tensor& k_new, const Tensor& v_new) const;  // throws
+  void append_by_concat(const Tensor& k_new, const Tensor& v_new);
+  void append_in_place(const Tensor& k_new, const Tensor& v_new);
+
   CacheMode mode_;
   std::size_t capacity_;
   std::size_t length_ = 0;
