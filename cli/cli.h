@@ -15,6 +15,7 @@
 
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
 
 namespace CLI {
 class App;
@@ -80,6 +81,15 @@ Checkpoint load_model(const std::string& command, const std::string& dir,
 std::vector<std::string> checkpoint_files(const std::string& dir);
 /// Adds --allow-nonfinite (load_model's allow_nonfinite) to a subcommand.
 void add_allow_nonfinite(CLI::App* sub, bool& flag);
+/// --stop for generate and trace: GenerateOptions::stop that is true once
+/// the text generated after the first `prompt_len` tokens contains one of
+/// `stops` (empty strings are refused: "--stop: the string is empty").
+/// `tokenizer` must outlive the function.
+std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
+    const Tokenizer& tokenizer, std::size_t prompt_len,
+    const std::vector<std::string>& stops);
+/// `text` up to, not including, the first of `stops` it contains.
+std::string cut_at_stop(const std::string& text, const std::vector<std::string>& stops);
 
 /// Parses "4,5,6" into ids; throws naming the bad entry.
 std::vector<std::int64_t> parse_ids(const std::string& text, const char* what);

@@ -63,6 +63,26 @@ void add_allow_nonfinite(CLI::App* sub, bool& flag) {
                 "Load weights holding nan or inf (to see what they do); warns for each");
 }
 
+std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
+    const Tokenizer& tokenizer, std::size_t prompt_len,
+    const std::vector<std::string>& stops) {
+  for (const std::string& s : stops)
+    if (s.empty()) throw std::invalid_argument("--stop: the string is empty");
+  if (stops.empty()) return nullptr;
+  return [&tokenizer, prompt_len, stops](const std::vector<std::int64_t>& tokens) {
+    std::vector<std::int64_t> fresh(tokens.begin() + std::ptrdiff_t(prompt_len),
+                                    tokens.end());
+    const std::string text = tokenizer.decode(fresh);
+    return cut_at_stop(text, stops).size() < text.size();
+  };
+}
+
+std::string cut_at_stop(const std::string& text, const std::vector<std::string>& stops) {
+  std::size_t end = text.size();
+  for (const std::string& s : stops) end = std::min(end, text.find(s));
+  return text.substr(0, end);
+}
+
 namespace {
 
 struct InitArgs {
@@ -87,6 +107,7 @@ struct GradsArgs {
 };
 
 struct GenerateArgs {
+  std::vector<std::string> stop;  // --stop, any number of times
   std::string dir, prompt, attention = "repeat_kv", cache = "concat";
   std::size_t max_new_tokens = 64, top_k = 0;
   double temperature = 0.0;
@@ -226,13 +247,22 @@ int generate(const GenerateArgs& a) {
   opt.top_k = a.top_k;
   opt.seed = a.seed;
   opt.cache_mode = cache_mode;
+  opt.eos_token_ids = ckpt.eos_token_ids;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  opt.stop = stop_at_strings(tok, prompt.size(), a.stop);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
                                          out.end());
-  // The tokenizer's text comes from a file: no control character reaches
-  // the terminal (newlines and tabs are text).
-  std::cout << printable(tok.decode(prompt) + tok.decode(continuation), true) << "\n";
+  // The end-of-text token ends the answer; it is not part of the text.
+  if (!continuation.empty() && std::count(ckpt.eos_token_ids.begin(),
+                                          ckpt.eos_token_ids.end(), continuation.back()))
+    continuation.pop_back();
+  // Nor is a --stop string. The tokenizer's text comes from a file: no
+  // control character reaches the terminal (newlines and tabs are text).
+  std::cout << printable(
+                   tok.decode(prompt) + cut_at_stop(tok.decode(continuation), a.stop),
+                   true)
+            << "\n";
   return 0;
 }
 
@@ -292,8 +322,14 @@ Command register_generate(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("generate", "Continue a text prompt.");
   sub->add_option("dir", a->dir, "Checkpoint folder (with its tokenizer)")->required();
   sub->add_option("--prompt", a->prompt, "Text to continue")->required();
-  add_whole(sub, "--max-new-tokens", a->max_new_tokens, "Tokens to generate", 0,
-            kMaxNewTokens);
+  add_whole(sub, "--max-new-tokens", a->max_new_tokens,
+            "Most tokens to generate (fewer when the model writes its end-of-text "
+            "token, config.json's eos_token_id)",
+            0, kMaxNewTokens);
+  sub->add_option("--stop", a->stop,
+                  "Stop once the generated text contains STRING (printed without it); "
+                  "may be given more than once")
+      ->allow_extra_args(false);
   add_real(sub, "--temperature", a->temperature, "0: greedy; > 0: sample", {0, 100});
   add_whole(sub, "--top-k", a->top_k, "Sample among the k most likely tokens (0: all)", 0,
             kMaxSize);

@@ -47,7 +47,8 @@ std::string bundled_model_dir() {
 namespace {
 
 struct TraceArgs {
-  std::string dir;  // "": the bundled model
+  std::vector<std::string> stop;  // --stop, any number of times
+  std::string dir;                // "": the bundled model
   std::string prompt, out, html, attention = "repeat_kv", layers, heads;
   std::size_t steps = 16, top_k = 5;
   int precision = 6;
@@ -150,6 +151,8 @@ int trace(const TraceArgs& a) {
   Tracer tracer(opt, &tok);
   GenerateOptions gen;
   gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
+  gen.eos_token_ids = ckpt.eos_token_ids;  // an answer that ends ends the trace
+  gen.stop = stop_at_strings(tok, prompt.size(), a.stop);
   gen.record_graph = a.grads;
   gen.on_step = [&](const Tensor&, std::int64_t next) {
     tracer.set_next_token(next);
@@ -175,7 +178,16 @@ int trace(const TraceArgs& a) {
         printable(path).c_str(), tracer.steps().size(), decode, resets,
         attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
   }
-  std::cout << "continuation: " << printable(tok.decode(continuation), true) << "\n";
+  const bool ended =
+      !continuation.empty() && std::count(ckpt.eos_token_ids.begin(),
+                                          ckpt.eos_token_ids.end(), continuation.back());
+  if (ended) continuation.pop_back();
+  const std::string text = tok.decode(continuation), shown = cut_at_stop(text, a.stop);
+  std::cout << "continuation: " << printable(shown, true)
+            << (ended                        ? " (then the end-of-text token)"
+                : shown.size() < text.size() ? " (then a --stop string)"
+                                             : "")
+            << "\n";
   return 0;
 }
 
@@ -193,7 +205,14 @@ Command register_trace(CLI::App& app) {
   sub->add_option("--html", a->html,
                   "Also (or instead) write the inspector as one self-contained .html "
                   "page holding the trace");
-  add_whole(sub, "--steps", a->steps, "Decode steps after the prefill", 0, 100000);
+  add_whole(sub, "--steps", a->steps,
+            "Most decode steps after the prefill (fewer when the model writes its "
+            "end-of-text token)",
+            0, 100000);
+  sub->add_option("--stop", a->stop,
+                  "Stop once the generated text contains STRING; may be given more than "
+                  "once")
+      ->allow_extra_args(false);
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_flag("--grads", a->grads,
                 "Also record d log p(next token) / d snapshot for every snapshot");

@@ -54,7 +54,7 @@ int main() {
   for (DType dtype : {DType::float64, DType::float32}) {
     GlassLM model = GlassLM(cfg, 0).to(dtype);
     model.attention = Attention::repeat_kv;
-    Tensor a = model.forward(ids);  // [1, 29, 98]
+    Tensor a = model.forward(ids);  // [1, 29, 99]
     model.attention = Attention::grouped;
     Tensor b = model.forward(ids);
     std::printf("%s: %zu tokens, max |repeat_kv - grouped| over all logits = %.2e\n",

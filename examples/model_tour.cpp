@@ -18,7 +18,7 @@ int main() {
   set_blas_threads(1);  // the printed logits do not depend on the core count
 
   // doc:begin config
-  Tokenizer tok;  // characters: 98 ids
+  Tokenizer tok;  // characters: 99 ids
   Config cfg;     // every other field keeps its default
   cfg.vocab_size = tok.vocab_size();
   GlassLM model(cfg, /*seed=*/0);  // float32, weights drawn from seed 0
@@ -45,7 +45,7 @@ int main() {
   Tensor logits;
   {
     no_grad guard;                // inference: record no graph
-    logits = model.forward(ids);  // [1, 5, 98]
+    logits = model.forward(ids);  // [1, 5, 99]
   }
   std::printf("ids");
   for (auto id : ids) std::printf(" %lld", (long long)id);

@@ -17,22 +17,26 @@ int main() {
   set_blas_threads(1);  // the same digits on every machine with this library
 
   // doc:begin batch
+  // Text with its invisible characters written out: the end-of-text token
+  // (the character U+0003) as <eos>, newlines as \n.
+  auto visible = [](std::string s) {
+    for (std::size_t at; (at = s.find_first_of("\x03\n")) != std::string::npos;)
+      s.replace(at, 1, s[at] == '\n' ? "\\n" : "<eos>");
+    return s;
+  };
   Tokenizer tok;
   auto task = make_task("copy", tok);
   std::mt19937_64 rng(0);
   Example e = task->sample(rng);
-  std::printf("one example: %s", e.text.c_str());
-  std::printf("predictable: \"%s\" + newline (characters %zu..%zu)\n", e.answer().c_str(),
+  std::printf("one example: %s\n", visible(e.text).c_str());
+  std::printf("predictable: \"%s\" + <eos> (characters %zu..%zu)\n", e.answer().c_str(),
               e.answer_begin, e.answer_end - 1);
 
   // Rows of 40 tokens packed with whole examples; targets are -100 except
   // where the next token is predictable.
   Batch batch = make_batch(*task, tok, /*seed=*/0, /*step=*/0, /*batch_size=*/8,
                            /*max_len=*/40, Split::train);
-  std::string row = tok.decode(batch.tokens[0]);
-  for (std::size_t at; (at = row.find('\n')) != std::string::npos;)
-    row.replace(at, 1, "\\n");
-  std::printf("row 0: %s\n", row.c_str());
+  std::printf("row 0: %s\n", visible(tok.decode(batch.tokens[0])).c_str());
   std::printf("counted targets: %zu of %zu\n", batch.counted(), 8 * std::size_t(40));
   // doc:end batch
 
@@ -59,7 +63,7 @@ int main() {
   //      scaled down to norm 0.5;
   //   4. opt.step(), then opt.zero_grad(): one AdamW update, in place.
   StepResult step = train_step(model, opt, batch, /*clip=*/0.5);
-  std::printf("loss before: %.4f (ln 98 = 4.5850: every token equally likely)\n",
+  std::printf("loss before: %.4f (ln 99 = 4.5951: every token equally likely)\n",
               step.loss);
   std::printf("gradient norm: %.4f before clipping to 0.5\n", step.grad_norm);
   std::printf(

@@ -4,8 +4,11 @@
 //   build/exercises/glassllm_exercises_stubs      the untouched stubs (must fail)
 //   build/exercises/glassllm_exercises_solutions  the reference solutions (must pass)
 // Usage: glassllm_exercises N | all | list. Exit status 0 iff every exercise
-// graded passed. What each grader checks: exercises/grader.cpp.
+// graded passed; 2 for bad usage, or when run from a copied tree whose build
+// folder still belongs to the original (it then prints the commands that
+// configure the copy). What each grader checks: exercises/grader.cpp.
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -13,8 +16,37 @@
 #include "exercises/grader.h"
 
 using namespace glassllm::exercises;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A build folder records absolute paths. In a copy of a tree that was built
+// before it was copied, build/ still compiles the ORIGINAL tree's
+// exercises/student/ into the original's build/, and this program (copied
+// along) grades someone else's files. Say so, and how to fix it, instead.
+bool built_for_this_tree(std::ostream& err) {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec) return true;                                    // cannot tell: grade anyway
+  const fs::path here = exe.parent_path().parent_path();  // BUILD/exercises/grader
+  const fs::path built = fs::weakly_canonical(GLASSLLM_GRADER_BUILD_DIR, ec);
+  if (here == built) return true;
+  const fs::path tree = here.parent_path();
+  err << "This grader was built in " << built.string() << " for the sources in "
+      << GLASSLLM_GRADER_SOURCE_DIR << ", but it runs from " << here.string()
+      << ".\nThe tree was copied after it was configured, so `make -C build` would "
+         "compile the original's exercises/student/, never yours.\nConfigure the copy "
+         "once, then grade:\n  rm -rf "
+      << here.string() << "\n  cmake -S " << tree.string() << " -B " << here.string()
+      << " -DCMAKE_BUILD_TYPE=Release\n  cmake --build " << here.string()
+      << " --target glassllm_exercises\n";
+  return false;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  if (!built_for_this_tree(std::cerr)) return 2;
   const std::vector<Exercise> all{
       {1, "ex01_elementwise", "elementwise backward (mul, exp, silu)",
        [](std::ostream& o) { return grade_elementwise(my_mul, my_exp, my_silu, o); }},

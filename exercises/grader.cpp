@@ -45,6 +45,53 @@ Tensor randn64(const Shape& shape, std::uint64_t seed) {
   return randn(shape, seed, DType::float64);
 }
 
+// The first entry of d sum(f(inputs)) / d inputs[which] (dout = 1
+// everywhere) where the backward and central differences disagree beyond the
+// gradient checker's tolerance.
+struct WrongEntry {
+  bool found = false;
+  std::vector<std::size_t> index;
+  double analytic = 0, numeric = 0;
+};
+WrongEntry first_wrong_entry(const TensorFn& f, const std::vector<Tensor>& inputs,
+                             std::size_t which) {
+  const GradCheckOptions o;
+  std::vector<Tensor> xs;
+  for (const Tensor& in : inputs)
+    xs.push_back(
+        from_vector(in.to_vector(), in.shape(), DType::float64).requires_grad_());
+  {
+    Tensor out = f(xs);
+    if (out.requires_grad()) sum(out).backward();
+  }
+  const Tensor analytic =
+      xs[which].grad().defined() ? xs[which].grad() : zeros_like(xs[which]);
+  no_grad guard;
+  double* x = xs[which].mutable_data<double>();
+  WrongEntry w;
+  for (std::size_t j = 0; j < xs[which].size(); ++j) {
+    const double saved = x[j];
+    x[j] = saved + o.eps;
+    const double plus = sum(f(xs)).item();
+    x[j] = saved - o.eps;
+    const double minus = sum(f(xs)).item();
+    x[j] = saved;
+    const double numeric = (plus - minus) / (2 * o.eps);
+    const double a = analytic.data<double>()[j];
+    if (!(std::fabs(a - numeric) <= o.atol + o.rtol * std::fabs(numeric))) {
+      w.found = true;
+      w.analytic = a;
+      w.numeric = numeric;
+      const Shape& shape = xs[which].shape();
+      w.index.assign(shape.size(), 0);
+      for (std::size_t k = shape.size(), flat = j; k-- > 0; flat /= shape[k])
+        w.index[k] = flat % shape[k];
+      return w;
+    }
+  }
+  return w;
+}
+
 // Runs the checks of one exercise and prints them.
 class Checker {
  public:
@@ -69,14 +116,34 @@ class Checker {
         return;
       }
       double d = max_abs_diff(g, want);
-      line(what, "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")",
-           d <= tol);
+      std::string detail =
+          "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")";
+      if (!(d <= tol)) {
+        // Where it starts: the first element off by more than tol.
+        std::vector<double> x = g.to_vector(), y = want.to_vector();
+        for (std::size_t j = 0; j < x.size(); ++j)
+          if (!(std::fabs(x[j] - y[j]) <= tol)) {
+            std::vector<std::size_t> index(want.ndim());
+            for (std::size_t k = index.size(), flat = j; k-- > 0; flat /= want.shape()[k])
+              index[k] = flat % want.shape()[k];
+            detail += "; first at index " + index_str(index) + ": expected " +
+                      fmt("%.6g", y[j]) + ", got " + fmt("%.6g", x[j]);
+            break;
+          }
+      }
+      line(what, detail, d <= tol);
     });
   }
 
-  // The engine's gradient checker on f, one table row per input.
-  void grad(const std::string& name, const TensorFn& f,
-            const std::vector<Tensor>& inputs) {
+  // The engine's gradient checker on f, one table row per input. `names`
+  // names the inputs in failure messages (default: x, or a, b, ...).
+  void grad(const std::string& name, const TensorFn& f, const std::vector<Tensor>& inputs,
+            std::vector<std::string> names = {}) {
+    if (names.size() != inputs.size()) {
+      names.clear();
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        names.push_back(inputs.size() == 1 ? "x" : std::string(1, char('a' + i)));
+    }
     guarded(name, [&] {
       GradCheckResult r = gradcheck(f, inputs, GradCheckOptions{}, name);
       if (!table_) {
@@ -102,13 +169,35 @@ class Checker {
         out_ << row;
       }
       for (const InputCheck& c : r.inputs)
-        if (!c.passed)
-          out_ << "    -> " << name << ": input " << c.input << " at index "
-               << index_str(c.worst_index) << ": your backward gives "
-               << fmt("%.6f", c.analytic) << ", finite differences give "
-               << fmt("%.6f", c.numeric) << "\n";
+        if (!c.passed) explain_wrong_entry(name, f, inputs, c, names[c.input]);
       passed_ = passed_ && r.passed;
     });
+  }
+
+  // Says which gradient entry is wrong in terms a student can recompute: the
+  // input by name, the index, and d sum(f) / d input[index] (every dout 1)
+  // from the backward and from central differences. When summing hides the
+  // error (softmax's gradient of a sum is 0 whatever the backward does), the
+  // checker's own weighted sum is shown instead, saying what it is.
+  void explain_wrong_entry(const std::string& name, const TensorFn& f,
+                           const std::vector<Tensor>& inputs, const InputCheck& c,
+                           const std::string& input_name) {
+    const std::string where = "    -> " + name + ": input " + std::to_string(c.input) +
+                              " (" + input_name + ", " + shape_str(c.shape) +
+                              ") at index ";
+    WrongEntry w = first_wrong_entry(f, inputs, c.input);
+    if (w.found) {
+      out_ << where << index_str(w.index) << ": with dout = 1 everywhere, your backward "
+           << "gives d" << input_name << index_str(w.index) << " = "
+           << fmt("%.6f", w.analytic) << ", central differences of sum(f) give "
+           << fmt("%.6f", w.numeric) << "\n";
+    } else {
+      out_ << where << index_str(c.worst_index) << ": with dout = R (fixed random "
+           << "numbers of the output's shape, seed 0), your backward gives d"
+           << input_name << index_str(c.worst_index) << " = " << fmt("%.6f", c.analytic)
+           << ", central differences of sum(f * R) give " << fmt("%.6f", c.numeric)
+           << " (with dout = 1 everywhere the two agree)\n";
+    }
   }
 
   // Runs a check; an exception from the code under test fails it with its
@@ -314,20 +403,26 @@ bool grade_repeat_kv(
     std::ostream& out) {
   Checker c(out);
   // The walkthrough: two K/V heads holding [1,2] and [3,4], each repeated
-  // twice; every output counts once in the sum, and each input element has
-  // two copies, so its gradient is 2.
-  const std::string walk = "walkthrough: d sum(repeat_kv(x, 2)) / dx";
+  // twice, so output heads 0 and 1 are copies of K/V head 0 and heads 2 and 3
+  // of K/V head 1. Each output head gets its own dout (1, 10, 100, 1000), so
+  // the right sum is [[11,11],[1100,1100]]; summing the copies in the tiled
+  // order (heads 0 and 2, then 1 and 3) gives [[101,101],[1010,1010]], and
+  // keeping one copy [[1,1],[100,100]]: every usual mistake shows.
+  const std::string walk = "walkthrough: dout 1,10,100,1000 per output head";
   c.guarded(walk, [&] {
     Tensor x = tensor({{{{1.0, 2.0}}, {{3.0, 4.0}}}}, DType::float64).requires_grad_();
-    sum(my_repeat_kv(x, 2)).backward();
+    Tensor head_weight = tensor({{{{1.0}}, {{10.0}}, {{100.0}}, {{1000.0}}}},
+                                DType::float64);  // [1,4,1,1]
+    sum(my_repeat_kv(x, 2) * head_weight).backward();
     std::vector<double> g =
         x.grad().defined() ? x.grad().to_vector() : std::vector<double>{};
     std::string seen = "no gradient";
     if (g.size() == 4)
       seen = "[[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) + "],[" + fmt("%g", g[2]) +
              "," + fmt("%g", g[3]) + "]]";
-    bool ok = g == std::vector<double>{2, 2, 2, 2};
-    c.expect(walk, ok, "x = [[1,2],[3,4]]: got " + seen + ", expected [[2,2],[2,2]]");
+    bool ok = g == std::vector<double>{11, 11, 1100, 1100};
+    c.expect(walk, ok,
+             "x = [[1,2],[3,4]]: got dx " + seen + ", expected [[11,11],[1100,1100]]");
   });
   Tensor x = randn64({2, 2, 3, 4}, 28);
   c.close(
@@ -385,6 +480,41 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 
 // ---- Exercise 9 ----------------------------------------------------------------
 
+namespace {
+
+// "" if two caches hold the same keys and values (up to 1e-12); otherwise
+// where they first differ, earliest position first (a mistake shows where
+// it starts), then layer, head, K before V, dimension:
+// "layer 0, K/V head 1, position 3, keys[.., 2]: expected 0.418, got -1.02".
+std::string first_cache_mismatch(const Cache& mine, const Cache& reference) {
+  for (std::size_t l = 0; l < reference.size(); ++l)
+    if (mine[l].length() != reference[l].length() ||
+        mine[l].k().shape() != reference[l].k().shape())
+      return "layer " + std::to_string(l) + ": the cache holds " +
+             std::to_string(mine[l].length()) + " positions, keys " +
+             shape_str(mine[l].k().shape()) + "; expected " +
+             std::to_string(reference[l].length()) + ", keys " +
+             shape_str(reference[l].k().shape());
+  const Shape& s = reference[0].k().shape();  // [1, Hkv, m, hd]
+  for (std::size_t p = 0; p < s[2]; ++p)
+    for (std::size_t l = 0; l < reference.size(); ++l)
+      for (std::size_t h = 0; h < s[1]; ++h)
+        for (int kv = 0; kv < 2; ++kv)
+          for (std::size_t d = 0; d < s[3]; ++d) {
+            const Tensor& a = kv ? mine[l].v() : mine[l].k();
+            const Tensor& b = kv ? reference[l].v() : reference[l].k();
+            const double got = a.at({0, h, p, d}), want = b.at({0, h, p, d});
+            if (!(std::fabs(got - want) <= 1e-12))
+              return "layer " + std::to_string(l) + ", K/V head " + std::to_string(h) +
+                     ", position " + std::to_string(p) + ", " + (kv ? "values" : "keys") +
+                     "[.., " + std::to_string(d) + "]: expected " + fmt("%.6g", want) +
+                     ", got " + fmt("%.6g", got);
+          }
+  return "";
+}
+
+}  // namespace
+
 bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
   Checker c(out);
   Tensor held = randn64({2, 2, 3, 4}, 36), fresh = randn64({2, 2, 2, 4}, 37);
@@ -406,7 +536,9 @@ bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
                  : "requires_grad() is false");
   });
 
-  // The real model, decoding with your append in every layer.
+  // The real model, decoding with your append in every layer. The cache is
+  // compared with the engine's, position by position, so a failure names the
+  // first layer, K/V head and position that differ.
   GlassLM model = tiny_model();
   Tensor full;
   {
@@ -414,21 +546,22 @@ bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
     full = model.forward(kTokens);
   }
   for (std::size_t prompt : {std::size_t(1), std::size_t(4)}) {
-    std::string what = "model: incremental == full, prompt " + std::to_string(prompt);
-    c.close(
-        what,
-        [&] {
-          no_grad guard;
-          Cache cache = model.new_cache();
-          for (KVCache& layer : cache) layer.append_fn = my_cache_append;
-          Tensor logits = decode_all(model, cache, prompt);
-          if (cache[0].length() != kTokens.size())
-            throw std::logic_error(
-                "the cache holds " + std::to_string(cache[0].length()) +
-                " positions after " + std::to_string(kTokens.size()) + " tokens");
-          return logits;
-        },
-        full, 1e-10);
+    const std::string what =
+        "model: incremental == full, prompt " + std::to_string(prompt);
+    c.guarded(what, [&] {
+      no_grad guard;
+      Cache mine = model.new_cache(), reference = model.new_cache();
+      for (KVCache& layer : mine) layer.append_fn = my_cache_append;
+      Tensor logits = decode_all(model, mine, prompt);
+      decode_all(model, reference, prompt);
+      std::string where = first_cache_mismatch(mine, reference);
+      if (!where.empty()) {
+        c.expect(what, false, where);
+        return;
+      }
+      c.close(
+          what, [&] { return logits; }, full, 1e-10);
+    });
   }
   return c.passed();
 }
@@ -484,7 +617,7 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
   });
   c.grad("q, keys, values; cache of 2",
          [&](const auto& in) { return my_attention(in[0], in[1], in[2], 2, 0); },
-         {q, k5, v5});
+         {q, k5, v5}, {"q", "keys", "values"});
 
   // The real model: logits and every weight's gradient, against repeat_kv.
   GlassLM base = tiny_model();
@@ -531,11 +664,70 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
 
 // ---- running one ---------------------------------------------------------------
 
+const std::vector<std::string>& common_mistakes(int exercise) {
+  // Found by writing each exercise wrong on purpose and reading what its
+  // grader said (tests/test_exercises.cpp keeps several of them planted).
+  static const std::vector<std::vector<std::string>> hints{
+      {"mul: da is dout * b and db is dout * a (each input's gradient uses the OTHER "
+       "input)",
+       "exp: the derivative is the forward's output y = e^x: reuse `out`, do not take "
+       "exp(dout)",
+       "silu: d/dx = s * (1 + x * (1 - s)); s alone forgets that x also multiplies s"},
+      {"sum the leading axes the target lacks first, then the length-1 axes WITH "
+       "keepdims, so (4,2,3) -> (2,1) keeps its 1",
+       "an input of shape () (a scalar) needs every axis summed",
+       "each input's gradient must have that input's shape: sum dout * b back to "
+       "a.shape(), not to b's"},
+      {"mean: dx = dout / n, where n is the length of the reduced axis only",
+       "without keepdims, put the reduced axis back (length 1) before broadcasting dout "
+       "over it",
+       "max: only the entries equal to the max get gradient, split equally between ties"},
+      {"dx = y * (dout - sum(dout * y)), not dout * y * (1 - y): every output depends on "
+       "every input",
+       "the sum runs along the softmax axis, with keepdims, so it broadcasts back",
+       "use the forward's output y (softmax(x)), not x"},
+      {"da = dout @ b^T and db = a^T @ dout, where ^T swaps only the LAST two axes",
+       "broadcast batch axes: sum each gradient back to its input's shape (exercise 2)",
+       "the order matters: a^T @ dout, not dout @ a^T"},
+      {"each input head has n_rep copies: add all their gradients, do not keep one",
+       "copies of one head are neighbours ([0,0,1,1]): reshape dout to [B, Hkv, n_rep, "
+       "T, "
+       "D], not [B, n_rep, Hkv, T, D] (the tiled order)",
+       "sum over the n_rep axis (2 after that reshape), not over positions"},
+      {"dx = r * (dout - y * mean(dout * y)): the second term is the one usually lost",
+       "mean (divide by D), not sum, over the last axis",
+       "r = 1 / sqrt(mean(x^2) + eps): eps inside the square root, as in the forward"},
+      {"the backward uses the TRANSPOSE of rotate_half: concat(g2, -g1), not "
+       "concat(-g2, g1)",
+       "cos and sin belong to positions start .. start+T-1: pass `start` on",
+       "dx = dout * cos + rotate_half^T(dout * sin): cos with dout, sin inside"},
+      {"positions are axis 2 of [B, Hkv, m, hd]: concatenate there, not on the heads "
+       "(axis 1)",
+       "the result must be detached (the cache is for inference): detach() what you "
+       "store",
+       "held first, then fresh; and an undefined held means an empty cache: return "
+       "fresh"},
+      {"fold q so that row g*T + t of K/V head i is query head i*G + g (heads of a group "
+       "are neighbours), not g*Hkv + i",
+       "in the folded rows the query position is query_start + (row mod T), not the row "
+       "number: mask with that",
+       "scale the scores by 1/sqrt(hd) (head_dim, not d_model), and unfold back to [B, "
+       "H, "
+       "T, hd]"},
+  };
+  static const std::vector<std::string> none;
+  return exercise >= 1 && exercise <= int(hints.size()) ? hints[std::size_t(exercise - 1)]
+                                                        : none;
+}
+
 bool run_exercise(const Exercise& e, std::ostream& out) {
   out << "Exercise " << e.number << ": " << e.title << "\n";
   bool ok = false;
   try {
     ok = e.grade(out);
+    if (!ok)
+      for (const std::string& hint : common_mistakes(e.number))
+        out << "  hint: " << hint << "\n";
   } catch (const NotImplemented& ex) {
     out << "  " << ex.what() << " (fill in the TODOs of " << e.name << ".cpp)\n";
   } catch (const std::exception& ex) {

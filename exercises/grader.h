@@ -47,7 +47,12 @@ struct Exercise {
   std::function<bool(std::ostream&)> grade;
 };
 
-/// Prints "Exercise N: title", runs the grader and prints the verdict. An
+/// The three most common mistakes in exercise N (1-10), one line each; a
+/// failing exercise prints them as "hint:" lines.
+const std::vector<std::string>& common_mistakes(int exercise);
+
+/// Prints "Exercise N: title", runs the grader and prints the verdict (with
+/// the hints of common_mistakes when it fails). An
 /// unfinished exercise (NotImplemented) prints its message, "Exercise N: not
 /// implemented", and fails; any other exception fails with its message.
 bool run_exercise(const Exercise& exercise, std::ostream& out);

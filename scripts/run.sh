@@ -10,7 +10,7 @@ bash scripts/build.sh -DGLASSLLM_TESTS=OFF
 ./build/glassllm gradcheck
 echo
 echo "The bundled model (models/demo) copying a string it has never seen:"
-./build/glassllm generate models/demo --prompt "C GlassLM2026=" --max-new-tokens 12
+./build/glassllm generate models/demo --prompt "C GlassLM2026="
 mkdir -p out
 ./build/glassllm trace --prompt "C GlassLM2026=" --steps 12 \
   --out out/demo-trace.json --html out/inspector.html

@@ -15,16 +15,16 @@ grep -q '"torch_dtype": "float64"' "$work/tiny/config.json" || fail "torch_dtype
 one_line_error "n_kv_heads (3) must divide n_heads (4)" "$bin" init --out "$work/bad" --n-kv-heads 3
 [ ! -e "$work/bad" ] || fail "a failed init left a folder behind"
 
-# forward: a .npy of shape (1, 3, 98), float64, with the NumPy header.
+# forward: a .npy of shape (1, 3, 99), float64, with the NumPy header.
 "$bin" forward "$work/tiny" --tokens 4,5,6 --out "$work/logits.npy" >/dev/null || fail "forward"
-head -c 128 "$work/logits.npy" | grep -q "'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 98)" \
+head -c 128 "$work/logits.npy" | grep -q "'descr': '<f8', 'fortran_order': False, 'shape': (1, 3, 99)" \
   || fail "npy header: $(head -c 128 "$work/logits.npy" | tail -c 118)"
-# 128-byte header + 3*98 float64 values
-[ "$(stat -c %s "$work/logits.npy")" -eq $((128 + 3 * 98 * 8)) ] || fail "npy size"
+# 128-byte header + 3*99 float64 values
+[ "$(stat -c %s "$work/logits.npy")" -eq $((128 + 3 * 99 * 8)) ] || fail "npy size"
 "$bin" forward "$work/tiny" --tokens 4,5,6 --attention grouped --dtype float32 \
   --out "$work/logits32.npy" >/dev/null || fail "forward grouped float32"
 head -c 128 "$work/logits32.npy" | grep -q "'<f4'" || fail "--dtype float32 not applied"
-one_line_error "token id 200 at position (0, 1) is out of range [0, 98)" "$bin" forward "$work/tiny" --tokens 4,200 --out "$work/x.npy"
+one_line_error "token id 200 at position (0, 1) is out of range [0, 99)" "$bin" forward "$work/tiny" --tokens 4,200 --out "$work/x.npy"
 one_line_error "'x' is not an integer" "$bin" forward "$work/tiny" --tokens 4,x --out "$work/x.npy"
 one_line_error "unknown" "$bin" forward "$work/tiny" --tokens 4 --attention fast --out "$work/x.npy"
 one_line_error "config.json" "$bin" forward "$work/nothing" --tokens 4 --out "$work/x.npy"
@@ -49,6 +49,20 @@ s1=$("$bin" generate "$work/tiny" --prompt "ab" --temperature 1 --top-k 5 --seed
 s2=$("$bin" generate "$work/tiny" --prompt "ab" --temperature 1 --top-k 5 --seed 7)
 [ "$s1" = "$s2" ] || fail "seeded sampling differs"
 one_line_error "--prompt is empty" "$bin" generate "$work/tiny" --prompt ""
+
+# The bundled model ends its answers with the end-of-text token (config.json's
+# eos_token_id): generation stops there and does not print it.
+demo="$(dirname "$0")/../models/demo"
+out=$("$bin" generate "$demo" --prompt "R stressed=") || fail "generate demo"
+[ "$out" = "R stressed=desserts" ] || fail "expected exactly 'R stressed=desserts', got '$out'"
+# --max-new-tokens still caps an answer; --stop ends it at a string, not printed.
+out=$("$bin" generate "$demo" --prompt "R stressed=" --max-new-tokens 3)
+[ "$out" = "R stressed=des" ] || fail "--max-new-tokens 3: '$out'"
+out=$("$bin" generate "$demo" --prompt "C abcabc=" --stop c)
+[ "$out" = "C abcabc=ab" ] || fail "--stop c: '$out'"
+out=$("$bin" generate "$demo" --prompt "C abcabc=" --stop x --stop bc)
+[ "$out" = "C abcabc=a" ] || fail "--stop x --stop bc: '$out'"
+one_line_error "--stop: the string is empty" "$bin" generate "$demo" --prompt "C ab=" --stop ""
 
 # A corrupted checkpoint is an error, never a crash.
 cp -r "$work/tiny" "$work/broken"

@@ -50,19 +50,34 @@ grep -q '"kind":"decode"' "$work/g.json" || fail "no decode step"
 if [ -f models/demo/config.json ]; then
   "$bin" trace --prompt "C ab=" --steps 2 --out "$work/b.json" >/dev/null || fail "trace of the bundled model"
   grep -q '"d_model":128' "$work/b.json" || fail "the bundled model's config is not in the trace"
+  # The answer ends with the end-of-text token: 8 characters of "desserts",
+  # then the token, chosen at the prefill and 8 decode steps, then no more.
+  out=$("$bin" trace --prompt "R stressed=" --steps 20 --out "$work/e.json") || fail "trace eos: $out"
+  echo "$out" | grep -q "9 steps (1 prefill, 8 decode, 0 window reset)" || fail "trace eos steps: $out"
+  echo "$out" | grep -qx "continuation: desserts (then the end-of-text token)" || fail "trace eos: $out"
+  out=$("$bin" trace --prompt "R stressed=" --steps 20 --stop ss --out "$work/s.json") || fail "trace --stop"
+  echo "$out" | grep -qx "continuation: de (then a --stop string)" || fail "trace --stop: $out"
 else
   one_line_error "there is no bundled model" "$bin" trace --prompt "ab" --out "$work/x.json"
 fi
 one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --prompt ab --layers 4 --out "$work/x.json"
 one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$work/x.json"
 
-# memory: the exaone-4.0-1.2b preset at float16 (docs/design.md's cache formula,
-# and the article's figures: 60 repeats, 960 MiB, 1.88 GiB written + read).
-out=$("$bin" memory --preset exaone-4.0-1.2b --dtype float16) || fail "memory: $out"
+# memory: the exaone-4.0-1.2b preset with no flags is float16, the model's own
+# dtype, and says so (docs/design.md's cache formula, and the article's figures: 60
+# repeats, 960 MiB, 1.88 GiB written + read).
+out=$("$bin" memory --preset exaone-4.0-1.2b) || fail "memory: $out"
 echo "$out"
+echo "$out" | grep -qF "context 4096, float16 (the preset's dtype; --dtype to change)" \
+  || fail "preset dtype not in the header"
 echo "$out" | grep -qE "total +240.00 MiB +recorded 240.00 MiB" || fail "cache total"
 echo "$out" | grep -qE "repeat_kv +60 +960.00 MiB +1920.00 MiB \(1.88 GiB\)" || fail "repeat_kv row"
 echo "$out" | grep -qE "grouped +0 +0.00 MiB +0.00 MiB" || fail "grouped row"
+# --dtype still overrides the preset's: float32 doubles every byte figure.
+out=$("$bin" memory --preset exaone-4.0-1.2b --dtype float32) || fail "memory float32: $out"
+echo "$out" | grep -qE "context 4096, float32$" || fail "float32 header: $out"
+echo "$out" | grep -qE "total +480.00 MiB +recorded 480.00 MiB" || fail "float32 cache total"
+echo "$out" | grep -qE "repeat_kv +60 +1920.00 MiB" || fail "float32 repeat_kv row"
 # Default shape: 4 layers, 4 heads, 2 K/V heads, hd 32, 128 positions,
 # float32: per layer 2 * 128 * 2 * 32 * 4 = 64 KiB; 8 repeats (K and V x 4
 # layers) of [1, 4, 128, 32] * 4 bytes = 64 KiB each = 512 KiB, written and

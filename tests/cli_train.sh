@@ -19,6 +19,9 @@ done
 echo "$out" | grep -q '^step 20/20 loss [0-9.]* lr .* tok/s | ETA' || fail "progress line: $out"
 echo "$out" | grep -q '^eval at step 20: loss [0-9.]* | accuracy [0-9.]*% (copy ' || fail "eval line: $out"
 echo "$out" | grep -q "^finished 20 steps: saved $work/run" || fail "final line: $out"
+# Each evaluation shows two held-out questions with the model's answers.
+[ "$(echo "$out" | grep -cE '^  C [0-9A-Za-z]+= -> .*   (right|wrong, expected [0-9A-Za-z]+)$')" -eq 6 ] \
+  || fail "expected 2 sample answers at each of 3 evaluations: $out"
 # metrics.jsonl: 4 step objects and 3 evaluations (steps 0, 10, 20).
 [ "$(grep -c '"loss"' "$work/run/metrics.jsonl")" -eq 4 ] || fail "metrics step lines"
 [ "$(grep -c '"eval_loss"' "$work/run/metrics.jsonl")" -eq 3 ] || fail "metrics eval lines"
@@ -33,6 +36,17 @@ echo "$ev" | grep -q '^copy, held-out, [0-9]* targets, [0-9]* examples: loss [0-
 ev=$("$bin" eval "$work/run" --task mix --batches 1) || fail "eval mix"
 echo "$ev" | grep -q '(add .*, copy .*, reverse .*, sort .*)' || fail "eval mix output: $ev"
 
+# --init-from: a new run starting from the first one's weights (every token
+# row found by its text), its sizes by default; other sizes are refused.
+out=$("$bin" train --task copy --out "$work/tuned" --init-from "$work/run" --steps 2 \
+  --eval-every 0 --batch-size 4) || fail "init-from: $out"
+echo "$out" | grep -q "^starting from $work/run: every weight, and 99 of 99 token rows" \
+  || fail "init-from message: $out"
+grep -q '"init_from": "'"$work/run"'"' "$work/tuned/trainer_state.json" || fail "init_from not saved"
+grep -q '"d_model": 16' "$work/tuned/trainer_state.json" || fail "init-from sizes not the checkpoint's"
+one_line_error "--init-from $work/run: --d-model is 16 there but 32 here; pass --d-model 16" \
+  "$bin" train --task copy --out "$work/x" --init-from "$work/run" --d-model 32
+
 # Refusals, each one line.
 one_line_error "a training run exists; pass --resume to continue it or choose another --out" \
   "$bin" train --task copy --out "$work/run" "${tiny[@]}"
@@ -40,7 +54,7 @@ one_line_error "was trained with --d-model 16, not 32" \
   "$bin" train --out "$work/run" --resume --d-model 32
 one_line_error "holds no training run" "$bin" train --out "$work/none" --resume
 one_line_error "unknown task 'cpy'" "$bin" train --task cpy --out "$work/x" "${tiny[@]}"
-one_line_error "use --max-len 35 or more" "$bin" train --task copy --out "$work/x" --max-len 16
+one_line_error "use --max-len 36 or more" "$bin" train --task copy --out "$work/x" --max-len 16
 [ ! -e "$work/x" ] || fail "a refused run left a folder behind"
 
 # Ctrl-C: the current step finishes, the run is saved, status 130; --resume continues.

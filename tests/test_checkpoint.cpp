@@ -594,18 +594,52 @@ TEST_CASE("checkpoint: a missing tokenizer file means none, a broken one is an e
   CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                        contains(dir / "c/glassllm_tokenizer.json: tokenizer: token 2"),
                        std::runtime_error);
-  write_text(dir / "c/glassllm_tokenizer.json", Tokenizer().to_json());  // 98 tokens
+  write_text(dir / "c/glassllm_tokenizer.json", Tokenizer().to_json());  // 99 tokens
   CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
-                       doctest::Contains("98 tokens, but config.json says vocab_size 5"),
+                       doctest::Contains("99 tokens, but config.json says vocab_size 5"),
                        std::runtime_error);
   fs::remove(dir / "c/glassllm_tokenizer.json");
   CHECK_FALSE(load_checkpoint(dir / "c").tokenizer.has_value());
 
   Tokenizer big;
   CHECK_THROWS_WITH_AS(save_checkpoint(dir / "d", GlassLM(tiny_config(), 1), &big),
-                       doctest::Contains("the tokenizer has 98 tokens but the model's "
+                       doctest::Contains("the tokenizer has 99 tokens but the model's "
                                          "vocab_size is 5"),
                        std::invalid_argument);
+}
+
+TEST_CASE("checkpoint: the tokenizer's end-of-text id is config.json's eos_token_id") {
+  TempDir dir("eos");
+  // "$" is token 3 of a, b, c, $ (unk 4).
+  Tokenizer with_eos({"a", "b", "c", "$"}, "$");
+  save_checkpoint(dir / "e", GlassLM(tiny_config(), 1), &with_eos);
+  auto j = nlohmann::json::parse(read_regular_file(dir / "e/config.json"));
+  CHECK(j["eos_token_id"] == 3);
+  CHECK(load_checkpoint(dir / "e").eos_token_ids == std::vector<std::int64_t>{3});
+
+  // No tokenizer, or one without an end-of-text token: no key, no ids.
+  save_checkpoint(dir / "n", GlassLM(tiny_config(), 1));
+  CHECK(!nlohmann::json::parse(read_regular_file(dir / "n/config.json"))
+             .contains("eos_token_id"));
+  CHECK(load_checkpoint(dir / "n").eos_token_ids.empty());
+
+  // A list (as Llama 3 writes it) is read whole; an id outside the vocabulary
+  // and a value that is not an id are named.
+  j["eos_token_id"] = {1, 3};
+  write_text(dir / "e/config.json", j.dump());
+  CHECK(load_checkpoint(dir / "e").eos_token_ids == std::vector<std::int64_t>{1, 3});
+  j["eos_token_id"] = 5;
+  write_text(dir / "e/config.json", j.dump());
+  CHECK_THROWS_WITH_AS(
+      load_checkpoint(dir / "e"),
+      contains(dir / "e/config.json: eos_token_id 5 is outside the vocabulary [0, 5)"),
+      std::runtime_error);
+  j["eos_token_id"] = "3";
+  write_text(dir / "e/config.json", j.dump());
+  CHECK_THROWS_WITH_AS(
+      load_checkpoint(dir / "e"),
+      doctest::Contains("eos_token_id holds a string; expected token ids"),
+      std::runtime_error);
 }
 
 TEST_CASE("checkpoint: an interrupted save never corrupts the previous checkpoint") {

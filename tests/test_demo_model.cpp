@@ -43,3 +43,29 @@ TEST_CASE("the bundled model copies held-out strings with at least 98% exact mat
   CHECK(r.examples >= 200);
   CHECK(*r.accuracy >= 0.98);
 }
+
+TEST_CASE("the bundled model ends its answers with the end-of-text token") {
+  Checkpoint ckpt = load_checkpoint(demo_dir);
+  const Tokenizer& tok = *ckpt.tokenizer;
+  REQUIRE(tok.eos_id());
+  // config.json names the tokenizer's end-of-text token, as train writes it.
+  CHECK(ckpt.eos_token_ids == std::vector<std::int64_t>{*tok.eos_id()});
+  GenerateOptions opt;
+  opt.max_new_tokens = 64;
+  opt.eos_token_ids = ckpt.eos_token_ids;
+  // Answers worked out by hand: the reverse of "stressed", the sorted
+  // characters of "glassllm" (by byte: a < g < l < m < s), 123 + 4567.
+  const std::pair<const char*, const char*> cases[] = {
+      {"R stressed=", "desserts"},
+      {"C GlassLM2026=", "GlassLM2026"},
+      {"S glassllm=", "aglllmss"},
+      {"A 123+4567=", "4690"},
+  };
+  for (const auto& [prompt, answer] : cases) {
+    CAPTURE(prompt);
+    std::vector<std::int64_t> ids = tok.encode(prompt);
+    std::vector<std::int64_t> out = ckpt.model.generate(ids, opt);
+    // The answer, then the end-of-text token, then nothing: generation stopped.
+    CHECK(tok.decode(out) == std::string(prompt) + answer + "\x03");
+  }
+}

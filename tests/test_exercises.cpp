@@ -4,6 +4,7 @@
 // reference solution passes and every untouched stub fails is checked by the
 // CTest tests solution_exNN and stub_exNN_fails (CMakeLists.txt).
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "check.h"
@@ -120,29 +121,129 @@ TEST_CASE(
   CHECK_FALSE(exercises::grade_repeat_kv(repeat_kv_first_copy, out));
   std::string text = out.str();
   CAPTURE(text);
-  // The walkthrough: each of [[1,2],[3,4]] gets one copy's 1 instead of 2.
-  CHECK(text.find("got [[1,1],[1,1]], expected [[2,2],[2,2]]  FAIL") !=
+  // The walkthrough: dout is 1, 10, 100, 1000 on output heads 0-3; heads 0
+  // and 1 copy K/V head 0, heads 2 and 3 K/V head 1. Keeping copy 0 only
+  // gives K/V head 0 the 1 and K/V head 1 the 100.
+  CHECK(text.find("got dx [[1,1],[100,100]], expected [[11,11],[1100,1100]]  FAIL") !=
         std::string::npos);
-  // The first random case: x (2,2,3,4), n_rep 2, and the checker's projection
-  // R = Rng(0).normal of the output's shape (2,4,3,4). The true gradient is
-  // R[b,2i] + R[b,2i+1]; the planted one R[b,2i]: off by R[b,2i+1]. The worst
-  // element is the one whose error is largest against atol + rtol*|true|.
-  Tensor R = Rng(0).normal({2, 4, 3, 4}, 0.0, 1.0, DType::float64);
-  std::vector<std::size_t> worst;
-  double worst_ratio = -1;
-  for (std::size_t b = 0; b < 2; ++b)
-    for (std::size_t i = 0; i < 2; ++i)
-      for (std::size_t t = 0; t < 3; ++t)
-        for (std::size_t d = 0; d < 4; ++d) {
-          double kept = R.at({b, 2 * i, t, d}), dropped = R.at({b, 2 * i + 1, t, d});
-          double ratio = std::fabs(dropped) / (1e-5 + 1e-3 * std::fabs(kept + dropped));
-          if (ratio > worst_ratio) worst_ratio = ratio, worst = {b, i, t, d};
-        }
-  std::string index = "(" + std::to_string(worst[0]) + "," + std::to_string(worst[1]) +
-                      "," + std::to_string(worst[2]) + "," + std::to_string(worst[3]) +
-                      ")";
-  CAPTURE(index);
-  CHECK(text.find("n_rep 2, (2,2,3,4): input 0 at index " + index) != std::string::npos);
+  // The first random case, x (2,2,3,4) with n_rep 2, explained with dout = 1
+  // everywhere: every element of x has two copies, so d sum / dx = 2 at every
+  // index; the planted backward gives 1, already at the first index.
+  CHECK(text.find("-> n_rep 2, (2,2,3,4): input 0 (x, (2,2,3,4)) at index (0,0,0,0): "
+                  "with dout = 1 everywhere, your backward gives dx(0,0,0,0) = 1.000000, "
+                  "central differences of sum(f) give 2.000000") != std::string::npos);
+}
+
+TEST_CASE("planted: exercise 6's walkthrough fails the tiled order of the copies") {
+  // The backward sums dout's heads as if the copies were [0,1,0,1] (reshape to
+  // [B, n_rep, Hkv, T, D]): K/V head 0 gets output heads 0 and 2 (1 + 100),
+  // head 1 gets 1 and 3 (10 + 1000). A plain sum(repeat_kv(x)) could not tell.
+  auto tiled = [](const Tensor& x, std::size_t n_rep) {
+    return custom_op(
+        "repeat_kv_tiled", {x},
+        [n_rep](const std::vector<Tensor>& in) { return repeat_kv(in[0], n_rep); },
+        [n_rep](const std::vector<Tensor>& in, const Tensor&, const Tensor& dout) {
+          const Shape& s = in[0].shape();
+          auto i = [](std::size_t v) { return std::int64_t(v); };
+          Tensor g = reshape(dout, {i(s[0]), i(n_rep), i(s[1]), i(s[2]), i(s[3])});
+          return std::vector<Tensor>{sum(g, {1})};  // the bug: the tiled order
+        });
+  };
+  std::ostringstream out;
+  CHECK_FALSE(exercises::grade_repeat_kv(tiled, out));
+  CAPTURE(out.str());
+  CHECK(out.str().find("got dx [[101,101],[1010,1010]], expected [[11,11],[1100,1100]]  "
+                       "FAIL") != std::string::npos);
+}
+
+TEST_CASE("planted: a mul whose da uses a names input a, the index and both entries") {
+  // da = dout * a instead of dout * b. With dout = 1, d sum(a*b) / da = b, so
+  // the first wrong entry is the first index where a and b differ: (0,0) for
+  // these random inputs (the grader's own: randn (2,3), seeds 1 and 2).
+  auto wrong_mul = [](const Tensor& a, const Tensor& b) {
+    return custom_op(
+        "mul_wrong", {a, b}, [](const std::vector<Tensor>& v) { return v[0] * v[1]; },
+        [](const std::vector<Tensor>& v, const Tensor&, const Tensor& dout) {
+          return std::vector<Tensor>{dout * v[0], dout * v[0]};
+        });
+  };
+  std::ostringstream out;
+  CHECK_FALSE(exercises::grade_elementwise(
+      wrong_mul, [](const Tensor& x) { return exp(x); },
+      [](const Tensor& x) { return silu(x); }, out));
+  Tensor a = randn({2, 3}, 1, DType::float64), b = randn({2, 3}, 2, DType::float64);
+  char expected[200];
+  std::snprintf(expected, sizeof expected,
+                "input 0 (a, (2,3)) at index (0,0): with dout = 1 everywhere, your "
+                "backward gives da(0,0) = %.6f, central differences of sum(f) give %.6f",
+                a.at({0, 0}), b.at({0, 0}));
+  CAPTURE(out.str());
+  CHECK(out.str().find(expected) != std::string::npos);
+}
+
+TEST_CASE(
+    "planted: exercise 9 names the layer, head and position of the first wrong key") {
+  // Appending fresh BEFORE held keeps every key but in the wrong order. With
+  // every cached key visible, attention does not care about the order, so the
+  // logits still match; only the cache shows it: after all 10 tokens it holds
+  // them newest first, so position 0 holds position 9's key. (In layer 0 a
+  // key depends only on its token and position, so that key is the
+  // engine's own.)
+  auto fresh_first = [](const Tensor& held, const Tensor& fresh) {
+    return held.defined() ? concat({fresh.detach(), held}, 2) : fresh.detach();
+  };
+  std::ostringstream out;
+  CHECK_FALSE(exercises::grade_kv_cache(fresh_first, out));
+  CAPTURE(out.str());
+  // The grader's model and tokens, decoded with the engine's own cache.
+  Config cfg;
+  cfg.vocab_size = 11;
+  cfg.d_model = 16;
+  cfg.n_layers = 2;
+  cfg.n_heads = 4;
+  cfg.n_kv_heads = 2;
+  cfg.d_ff = 24;
+  cfg.max_len = 16;
+  GlassLM model(cfg, 0, DType::float64);
+  no_grad guard;
+  Cache cache = model.new_cache();
+  model.forward({3, 1, 4, 1, 5, 9, 2, 6, 5, 3}, &cache, 0);  // the grader's tokens
+  char expected[200];
+  std::snprintf(expected, sizeof expected,
+                "layer 0, K/V head 0, position 0, keys[.., 0]: expected %.6g, got %.6g  "
+                "FAIL",
+                cache[0].k().at({0, 0, 0, 0}), cache[0].k().at({0, 0, 9, 0}));
+  CHECK(out.str().find("model: incremental == full, prompt 1 ") != std::string::npos);
+  CHECK(out.str().find(expected) != std::string::npos);
+}
+
+TEST_CASE("a failing exercise prints three hints; a passing or unfinished one none") {
+  auto count_hints = [](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find("  hint: "); at != std::string::npos;
+         at = text.find("  hint: ", at + 1))
+      ++n;
+    return n;
+  };
+  std::ostringstream failing, passing;
+  CHECK_FALSE(exercises::run_exercise({6, "ex06_repeat_kv", "t",
+                                       [](std::ostream& o) {
+                                         return exercises::grade_repeat_kv(
+                                             repeat_kv_first_copy, o);
+                                       }},
+                                      failing));
+  CHECK(count_hints(failing.str()) == 3);
+  CHECK(failing.str().find("hint: copies of one head are neighbours") !=
+        std::string::npos);
+  CHECK(exercises::run_exercise(
+      {6, "ex06_repeat_kv", "t",
+       [](std::ostream& o) {
+         return exercises::grade_repeat_kv(
+             [](const Tensor& x, std::size_t n) { return repeat_kv(x, n); }, o);
+       }},
+      passing));
+  CHECK(count_hints(passing.str()) == 0);
+  for (int n = 1; n <= 10; ++n) CHECK(exercises::common_mistakes(n).size() == 3);
 }
 
 TEST_CASE("run_exercise prints an unfinished exercise's message and fails it") {

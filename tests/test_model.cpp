@@ -542,6 +542,36 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("model: generate stops right after an end-of-text id, or when stop says so") {
+  GlassLM model(tiny(16), 6, f32);
+  std::vector<std::int64_t> prompt{1, 2, 3};
+  GenerateOptions plain;
+  plain.max_new_tokens = 12;
+  const std::vector<std::int64_t> full = model.generate(prompt, plain);
+  REQUIRE(full.size() == prompt.size() + 12);
+  // Declare the 4th generated token an end-of-text id: greedy generation is
+  // the same up to it, then ends, keeping it. (Its first occurrence: an
+  // earlier generated token could be the same id.)
+  const std::int64_t eos = full[prompt.size() + 3];
+  const auto first =
+      std::find(full.begin() + std::ptrdiff_t(prompt.size()), full.end(), eos);
+  GenerateOptions with_eos = plain;
+  with_eos.eos_token_ids = {eos};
+  CHECK(model.generate(prompt, with_eos) ==
+        std::vector<std::int64_t>(full.begin(), first + 1));
+  // A stop callback sees every token so far and ends generation when it
+  // returns true: here once 5 tokens are new.
+  GenerateOptions with_stop = plain;
+  std::size_t calls = 0;
+  with_stop.stop = [&](const std::vector<std::int64_t>& tokens) {
+    ++calls;
+    return tokens.size() == prompt.size() + 5;
+  };
+  CHECK(model.generate(prompt, with_stop) ==
+        std::vector<std::int64_t>(full.begin(), full.begin() + 8));
+  CHECK(calls == 5);
+}
+
 TEST_CASE("model: generate rejects an empty prompt and unknown ids") {
   GlassLM model(tiny(), 0);
   CHECK_THROWS_WITH_AS(model.generate({}), "generate: the prompt is empty",

@@ -40,7 +40,7 @@ std::string expected_answer(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("each synthetic task's examples have the format 'L question=answer\\n'") {
+TEST_CASE("each synthetic task's examples have the format 'L question=answer<eos>\\n'") {
   Tokenizer tok;
   for (const char* name : {"copy", "reverse", "sort", "add", "mix"}) {
     CAPTURE(name);
@@ -52,11 +52,14 @@ TEST_CASE("each synthetic task's examples have the format 'L question=answer\\n'
       REQUIRE(e.text.size() <= task->max_example_chars());
       CHECK(e.text[1] == ' ');
       CHECK(e.text.back() == '\n');
+      CHECK(e.text[e.text.size() - 2] == '\x03');  // the end-of-text, U+0003
       CHECK(std::count(e.text.begin(), e.text.end(), '=') == 1);
       CHECK(std::count(e.text.begin(), e.text.end(), '\n') == 1);
-      // The predictable part starts right after '=' and runs to the end.
+      CHECK(std::count(e.text.begin(), e.text.end(), '\x03') == 1);
+      // The predictable part starts right after '=' and ends with the
+      // end-of-text; the '\n' after it is not predicted.
       CHECK(e.answer_begin == e.text.find('=') + 1);
-      CHECK(e.answer_end == e.text.size());
+      CHECK(e.answer_end == e.text.size() - 1);
       CHECK(e.answer() == expected_answer(e.text));
     }
   }
@@ -68,9 +71,10 @@ TEST_CASE("a fixed seed gives a fixed example: copy and add written out") {
   Example x = make_task("copy", tok)->sample(a);
   Example y = make_task("copy", tok)->sample(b);
   CHECK(x.text == y.text);  // deterministic
-  // An add example built by hand: "A 123+4567=4690\n" has its answer at 11 .. 16.
+  // An add example built by hand: "A 123+4567=4690<eos>\n" has its answer and
+  // end-of-text at 11 .. 16.
   Example e;
-  e.text = "A 123+4567=4690\n";
+  e.text = "A 123+4567=4690\x03\n";
   e.answer_begin = 11;
   e.answer_end = 16;
   CHECK(e.answer() == "4690");
@@ -122,9 +126,9 @@ TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
           predictable[p] = true;
           answer += tok.token_text(b.targets[row][p]);
         }
-        // The targets spell the answer and the '\n'.
+        // The targets spell the answer and the end-of-text.
         CAPTURE(line);
-        CHECK(answer == expected_answer(line) + "\n");
+        CHECK(answer == expected_answer(line) + "\x03");
       }
       for (std::size_t p = 0; p < T; ++p) {
         CAPTURE(p);
@@ -142,11 +146,16 @@ TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
 TEST_CASE("make_batch says when max_len cannot hold an example") {
   Tokenizer tok;
   auto task = make_task("copy", tok);
-  // The longest copy example: "C " + 16 + "=" + 16 + "\n" = 36 characters.
+  // The longest copy example: "C " + 16 + "=" + 16 + eos + "\n" = 37 characters.
   CHECK_THROWS_WITH_AS(make_batch(*task, tok, 0, 0, 1, 20, Split::train),
-                       doctest::Contains("use --max-len 35 or more"),
+                       doctest::Contains("use --max-len 36 or more"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(make_task("cpy", tok), doctest::Contains("unknown task 'cpy'"),
+                       std::invalid_argument);
+  // The answers end with U+0003, so a vocabulary without it cannot hold them.
+  CHECK_THROWS_WITH_AS(make_task("copy", Tokenizer({"a", "b"})),
+                       doctest::Contains("task copy: the tokenizer has no end-of-text "
+                                         "token U+0003"),
                        std::invalid_argument);
 }
 

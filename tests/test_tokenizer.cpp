@@ -20,17 +20,22 @@ std::string corpus(const std::string& name) {
 }  // namespace
 
 TEST_CASE(
-    "tokenizer: the default vocabulary is printable ASCII, newline, tab, then unk") {
+    "tokenizer: the default vocabulary is printable ASCII, newline, tab, end-of-text, "
+    "then unk") {
   Tokenizer tok;
-  CHECK(tok.vocab_size() == 98);  // 95 printable + '\n' + '\t' + unk
-  CHECK(tok.unk_id() == 97);
-  CHECK(tok.token_text(0) == " ");   // ' ' is 32, the first printable
-  CHECK(tok.token_text(33) == "A");  // 'A' is 65 = 32 + 33
-  CHECK(tok.token_text(94) == "~");  // '~' is 126 = 32 + 94
+  CHECK(tok.vocab_size() == 99);  // 95 printable + '\n' + '\t' + eos + unk
+  CHECK(tok.unk_id() == 98);
+  REQUIRE(tok.eos_id());
+  CHECK(*tok.eos_id() == 97);
+  CHECK(tok.token_text(97) == "\x03");  // U+0003, END OF TEXT
+  CHECK(tok.token_text(0) == " ");      // ' ' is 32, the first printable
+  CHECK(tok.token_text(33) == "A");     // 'A' is 65 = 32 + 33
+  CHECK(tok.token_text(94) == "~");     // '~' is 126 = 32 + 94
   CHECK(tok.token_text(95) == "\n");
   CHECK(tok.token_text(96) == "\t");
-  CHECK(tok.token_text(97) == kReplacement);
+  CHECK(tok.token_text(98) == kReplacement);
   CHECK(tok.encode("Hi!\n") == Ids{40, 73, 1, 95});  // 'H'=72, 'i'=105, '!'=33
+  CHECK(tok.encode("ab\x03") == Ids{65, 66, 97});    // the character is the token
 }
 
 TEST_CASE("tokenizer: printable ASCII, newline and tab survive encode then decode") {
@@ -47,15 +52,15 @@ TEST_CASE("tokenizer: printable ASCII, newline and tab survive encode then decod
 TEST_CASE("tokenizer: unknown characters become unk and decode to U+FFFD") {
   Tokenizer tok;
   // "é" (C3 A9), "€" (E2 82 AC) and "😀" (F0 9F 98 80) are one character each.
-  CHECK(tok.encode("a\xC3\xA9") == Ids{65, 97});
-  CHECK(tok.encode("\xE2\x82\xAC\xF0\x9F\x98\x80") == Ids{97, 97});
+  CHECK(tok.encode("a\xC3\xA9") == Ids{65, 98});
+  CHECK(tok.encode("\xE2\x82\xAC\xF0\x9F\x98\x80") == Ids{98, 98});
   CHECK(tok.decode(tok.encode("x\xC3\xA9y")) == "x" + kReplacement + "y");
   CHECK(tok.count_unknown("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80") == 3);
 }
 
 TEST_CASE("tokenizer: every byte of invalid UTF-8 becomes one unk") {
   Tokenizer tok;
-  const std::int64_t U = 97;
+  const std::int64_t U = 98;
   CHECK(tok.encode("\xFF") == Ids{U});  // never valid
   CHECK(tok.encode("a\x80"
                    "b") == Ids{65, U, 66});                  // lone continuation byte
@@ -100,8 +105,8 @@ TEST_CASE("tokenizer: a bad vocabulary entry is named") {
 TEST_CASE("tokenizer: decode rejects ids outside the vocabulary") {
   Tokenizer tok;
   CHECK_THROWS_WITH_AS(
-      tok.decode({0, 98}),
-      doctest::Contains("tokenizer: id 98 is outside the vocabulary [0, 98)"),
+      tok.decode({0, 99}),
+      doctest::Contains("tokenizer: id 99 is outside the vocabulary [0, 99)"),
       std::invalid_argument);
   CHECK_THROWS_WITH_AS(tok.token_text(-1), doctest::Contains("id -1 is outside"),
                        std::invalid_argument);
@@ -119,7 +124,7 @@ TEST_CASE(
     } else {
       CHECK(tok.encode(text) == Ids{id});
       unsigned char c = static_cast<unsigned char>(text[0]);
-      CHECK((std::isprint(c) || c == '\n' || c == '\t'));
+      CHECK((std::isprint(c) || c == '\n' || c == '\t' || c == Tokenizer::kEndOfText));
     }
   }
 }
@@ -132,14 +137,35 @@ TEST_CASE("tokenizer: to_json writes the documented format and from_json reads i
   CHECK(j["version"] == 1);
   CHECK(j["tokens"] == nlohmann::json::array({"a", "\xC3\xA9", "\n", kReplacement}));
   CHECK(j["unk_token"] == kReplacement);
+  CHECK(!j.contains("eos_token"));  // this vocabulary has none
+  CHECK(!tok.eos_id());
 
   Tokenizer back = Tokenizer::from_json(text);
   CHECK(back.vocab_size() == 4);
   for (std::int64_t id = 0; id < 4; ++id)
     CHECK(back.token_text(id) == tok.token_text(id));
   Tokenizer dflt = Tokenizer::from_json(Tokenizer().to_json());
-  CHECK(dflt.vocab_size() == 98);
+  CHECK(dflt.vocab_size() == 99);
   CHECK(dflt.encode("Hi!") == Ids{40, 73, 1});
+  CHECK(dflt.eos_id() == std::optional<std::int64_t>(97));
+  CHECK(nlohmann::json::parse(Tokenizer().to_json())["eos_token"] == "\x03");
+}
+
+TEST_CASE("tokenizer: an end-of-text token of one's own vocabulary") {
+  Tokenizer tok({"a", "b", "$"}, "$");
+  CHECK(tok.eos_id() == std::optional<std::int64_t>(2));
+  Tokenizer back = Tokenizer::from_json(tok.to_json());
+  CHECK(back.eos_id() == std::optional<std::int64_t>(2));
+  CHECK_THROWS_WITH_AS(
+      Tokenizer({"a", "b"}, "$"),
+      doctest::Contains("tokenizer: eos_token \"$\" is not one of the tokens"),
+      std::invalid_argument);
+  nlohmann::json j = nlohmann::json::parse(tok.to_json());
+  j["eos_token"] = 3;
+  CHECK_THROWS_WITH_AS(
+      Tokenizer::from_json(j.dump()),
+      doctest::Contains("tokenizer: eos_token is 3, expected one of the tokens"),
+      std::invalid_argument);
 }
 
 TEST_CASE("tokenizer: from_json reads the hand-made valid file") {

@@ -17,6 +17,10 @@
 // Without --update it reports every stale block and exits 1; with --update it
 // rewrites the stale blocks in place (through a temporary file and a rename)
 // and leaves the others as they are.
+//
+// A block preceded by <!-- command: glassllm ARGS --> must match what the
+// tool prints (command_output), by the same rule. doccheck also checks every
+// relative link and #anchor of README.md and docs/ (check_links).
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -224,6 +228,161 @@ double rounding_level_of(std::string& ref, const std::string& where) {
   return level;
 }
 
+// ---- commands ---------------------------------------------------------------
+//
+// A fenced block preceded by
+//     <!-- command: glassllm ARGS -->
+// must equal what BUILD/glassllm ARGS prints (stdout and stderr), run from
+// SOURCE_DIR through the shell, so ARGS is written as a reader would type
+// it: glassllm generate models/demo --prompt "R stressed=". The lesson plans
+// show the tool's output this way.
+std::vector<std::string> command_output(const fs::path& src, const fs::path& build,
+                                        const std::string& command) {
+  const std::string tool = "glassllm ";
+  if (command.rfind(tool, 0) != 0)
+    throw std::runtime_error("command '" + command + "' does not start with 'glassllm '");
+  const fs::path exe = build / "glassllm";
+  if (!fs::exists(exe)) throw std::runtime_error("tool not built: " + exe.string());
+  const std::string cmd = "cd '" + src.string() + "' && '" + exe.string() + "' " +
+                          command.substr(tool.size()) + " 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  if (!pipe) throw std::runtime_error("cannot run " + command);
+  std::string text;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe.get()))
+    text.append(buf.data(), n);
+  pclose(pipe.release());  // a failing command's message is its output
+  return split_lines(text);
+}
+
+// ---- links ------------------------------------------------------------------
+//
+// Every relative link in README.md and docs/ must lead somewhere: the file
+// must exist and, for a link with #anchor into a Markdown page (or within
+// the page itself), the page must have that anchor. Anchors are those GitHub
+// makes from headings (lower case; letters, digits, spaces, '-' and '_'
+// kept, everything else dropped; spaces become '-'; a repeated heading gets
+// -1, -2, ...) and explicit <a id="..."> / <a name="..."> tags.
+
+// GitHub's anchor for a heading's text.
+std::string heading_anchor(const std::string& heading) {
+  std::string slug;
+  for (unsigned char c : heading) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+      slug += char(std::tolower(c));
+    else if (c == ' ')
+      slug += '-';
+  }
+  return slug;
+}
+
+// Text without `inline code` (links inside code are not links).
+std::string without_code_spans(const std::string& line) {
+  std::string out;
+  bool code = false;
+  for (char c : line) {
+    if (c == '`') {
+      code = !code;
+      continue;
+    }
+    if (!code) out += c;
+  }
+  return out;
+}
+
+// The anchors a Markdown page defines.
+std::vector<std::string> page_anchors(const fs::path& page) {
+  std::vector<std::string> anchors;
+  std::vector<std::string> seen;  // heading slugs so far, for the -1, -2 suffixes
+  bool fenced = false;
+  for (const std::string& line : read_lines(page)) {
+    if (line.rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced) continue;
+    for (const char* attr : {"<a id=\"", "<a name=\""}) {
+      for (std::size_t at = line.find(attr); at != std::string::npos;
+           at = line.find(attr, at + 1)) {
+        std::size_t begin = at + std::string(attr).size();
+        std::size_t end = line.find('"', begin);
+        if (end != std::string::npos) anchors.push_back(line.substr(begin, end - begin));
+      }
+    }
+    if (line.empty() || line[0] != '#') continue;
+    std::size_t text = line.find_first_not_of('#');
+    if (text == std::string::npos || line[text] != ' ') continue;
+    std::string heading = without_code_spans(line.substr(text + 1));
+    // Code spans keep their text in GitHub's anchors; only the backticks go.
+    heading.clear();
+    for (char c : line.substr(text + 1))
+      if (c != '`') heading += c;
+    std::string slug = heading_anchor(heading);
+    std::size_t repeats = std::size_t(std::count(seen.begin(), seen.end(), slug));
+    seen.push_back(slug);
+    anchors.push_back(repeats ? slug + "-" + std::to_string(repeats) : slug);
+  }
+  return anchors;
+}
+
+// Relative link targets "path#anchor" of a page, with their line numbers:
+// [text](target) and [text]: target, outside fenced blocks and code spans.
+std::vector<std::pair<std::size_t, std::string>> relative_links(const fs::path& page) {
+  std::vector<std::pair<std::size_t, std::string>> links;
+  std::vector<std::string> lines = read_lines(page);
+  bool fenced = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("```", 0) == 0) fenced = !fenced;
+    if (fenced) continue;
+    const std::string line = without_code_spans(lines[i]);
+    std::vector<std::string> targets;
+    for (std::size_t at = line.find("]("); at != std::string::npos;
+         at = line.find("](", at + 2)) {
+      std::size_t end = line.find(')', at + 2);
+      if (end != std::string::npos) targets.push_back(line.substr(at + 2, end - at - 2));
+    }
+    if (line.rfind("[", 0) == 0 && line.find("]: ") != std::string::npos)
+      targets.push_back(line.substr(line.find("]: ") + 3));
+    for (std::string t : targets) {
+      t = t.substr(0, t.find(' '));  // drop a "title"
+      if (t.empty() || t.find("://") != std::string::npos || t.rfind("mailto:", 0) == 0)
+        continue;
+      links.emplace_back(i + 1, t);
+    }
+  }
+  return links;
+}
+
+// Checks every relative link of README.md and docs/**.md; prints each broken
+// one as "FILE:LINE: link 'TARGET': why" and returns how many there are.
+int check_links(const fs::path& src, int& checked) {
+  std::vector<fs::path> pages;
+  if (fs::exists(src / "README.md")) pages.push_back(src / "README.md");
+  for (const auto& entry : fs::recursive_directory_iterator(src / "docs"))
+    if (entry.path().extension() == ".md") pages.push_back(entry.path());
+  int broken = 0;
+  for (const fs::path& page : pages) {
+    for (const auto& [line, target] : relative_links(page)) {
+      ++checked;
+      const std::size_t hash = target.find('#');
+      const std::string file = target.substr(0, hash);
+      const fs::path dest = file.empty() ? page : page.parent_path() / file;
+      std::string why;
+      if (!fs::exists(dest)) {
+        why = "no such file " + dest.lexically_normal().string();
+      } else if (hash != std::string::npos && dest.extension() == ".md") {
+        const std::string anchor = target.substr(hash + 1);
+        std::vector<std::string> anchors = page_anchors(dest);
+        if (std::find(anchors.begin(), anchors.end(), anchor) == anchors.end())
+          why = "no anchor #" + anchor + " in " + dest.lexically_normal().string();
+      }
+      if (!why.empty()) {
+        ++broken;
+        std::cerr << page.string() << ":" << line << ": link '" << target << "': " << why
+                  << "\n";
+      }
+    }
+  }
+  return broken;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -243,12 +402,13 @@ int main(int argc, char** argv) {
         out.push_back(lines[i]);
         const std::string& l = lines[i];
         bool quote = l.rfind("<!-- quote: ", 0) == 0,
-             output = l.rfind("<!-- output: ", 0) == 0;
-        if (!quote && !output) continue;
+             output = l.rfind("<!-- output: ", 0) == 0,
+             command = l.rfind("<!-- command: ", 0) == 0;
+        if (!quote && !output && !command) continue;
         std::string ref = l.substr(l.find(": ") + 2);
         ref = ref.substr(0, ref.find(" -->"));
         std::string where = entry.path().string() + ":" + std::to_string(i + 1);
-        double rounding_level = output ? rounding_level_of(ref, where) : 0;
+        double rounding_level = quote ? 0 : rounding_level_of(ref, where);
         std::vector<std::string> expected;
         if (quote) {
           auto hash = ref.find('#');
@@ -256,6 +416,8 @@ int main(int argc, char** argv) {
             throw std::runtime_error(entry.path().string() + ":" + std::to_string(i + 1) +
                                      ": quote needs FILE#REGION");
           expected = region(src / ref.substr(0, hash), ref.substr(hash + 1));
+        } else if (command) {
+          expected = command_output(src, build, ref);
         } else {
           expected = program_output(build, ref);
         }
@@ -299,5 +461,15 @@ int main(int argc, char** argv) {
   }
   std::cout << "doccheck: " << checked << " blocks, " << stale << " stale"
             << (update && stale ? " (rewritten)" : "") << "\n";
+  int links = 0, broken = 0;
+  try {
+    broken = check_links(src, links);
+  } catch (const std::exception& e) {
+    std::cerr << "doccheck: " << e.what() << "\n";
+    return 1;
+  }
+  if (links)
+    std::cout << "doccheck: " << links << " relative links, " << broken << " broken\n";
+  if (broken) return 1;  // --update cannot guess where a link should go
   return stale && !update ? 1 : 0;
 }

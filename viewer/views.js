@@ -21,15 +21,17 @@ function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// Token text as shown in a chip or on an axis: the space as ␣ and control
-// characters made visible; every other character, including < > & and
-// quotes, exactly as it is.
+// Token text as shown in a chip or on an axis: the space as ␣, control
+// characters made visible (the end-of-text token U+0003 as the symbol for
+// END OF TEXT); every other character, including < > & and quotes, exactly
+// as it is.
 function showText(text) {
   return String(text)
     .replace(/ /g, "\u2423")
     .replace(/\n/g, "\u21b5")
     .replace(/\t/g, "\u2192")
-    .replace(/\r/g, "\u240d");
+    .replace(/\r/g, "\u240d")
+    .replace(/\u0003/g, "\u2403");
 }
 
 // Numbers as the trace wrote them: JavaScript prints the shortest text that

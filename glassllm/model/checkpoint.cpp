@@ -120,7 +120,8 @@ std::string first_nonfinite(const Tensor& t) {
 // ---- config.json
 // -----------------------------------------------------------------------
 
-std::string config_to_json(const Config& cfg, DType dtype) {
+std::string config_to_json(const Config& cfg, DType dtype,
+                           std::optional<std::int64_t> eos_token_id) {
   // Exactly the keys transformers' LlamaConfig reads for this architecture;
   // GlassLM's names are on the right.
   Json j;
@@ -141,6 +142,7 @@ std::string config_to_json(const Config& cfg, DType dtype) {
   j["attention_bias"] = false;
   j["mlp_bias"] = false;
   j["torch_dtype"] = dtype_name(dtype);
+  if (eos_token_id) j["eos_token_id"] = *eos_token_id;
   return j.dump(2) + "\n";
 }
 
@@ -264,6 +266,37 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
   return {cfg, dtype};
 }
 
+namespace {
+
+// config.json's eos_token_id: absent or null (none), one id, or a list of ids
+// (as Llama 3 writes it), each inside the vocabulary.
+std::vector<std::int64_t> eos_ids_of(const Json& j, std::size_t vocab_size,
+                                     const std::string& config_path) {
+  std::vector<std::int64_t> ids;
+  if (!j.contains("eos_token_id") || j["eos_token_id"].is_null()) return ids;
+  const Json& v = j["eos_token_id"];
+  auto bad = [&](const std::string& why) {
+    return std::runtime_error(config_path + ": eos_token_id " + why);
+  };
+  auto add = [&](const Json& e) {
+    if (!e.is_number_integer())
+      throw bad(std::string("holds a ") + e.type_name() +
+                "; expected token ids (integers)");
+    std::int64_t id = e.get<std::int64_t>();
+    if (id < 0 || id >= std::int64_t(vocab_size))
+      throw bad(std::to_string(id) + " is outside the vocabulary [0, " +
+                std::to_string(vocab_size) + ")");
+    ids.push_back(id);
+  };
+  if (v.is_array())
+    for (const Json& e : v) add(e);
+  else
+    add(v);
+  return ids;
+}
+
+}  // namespace
+
 // ---- saving
 // ----------------------------------------------------------------------------
 
@@ -282,8 +315,11 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
   // transformers refuses safetensors files without {"format": "pt"}.
   write_safetensors((root / kWeightsFile).string(), model.named_parameters(),
                     {{"format", "pt"}});
+  // The tokenizer's end-of-text id goes to config.json, where Hugging Face
+  // tools (and load_checkpoint) look for the token that ends generation.
   write_file_safely((root / kConfigFile).string(),
-                    config_to_json(model.config(), model.dtype()));
+                    config_to_json(model.config(), model.dtype(),
+                                   tokenizer ? tokenizer->eos_id() : std::nullopt));
   if (tokenizer)
     write_file_safely((root / kTokenizerFile).string(), tokenizer->to_json());
 }
@@ -313,10 +349,12 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
     throw std::runtime_error((root / e.what()).string());
   }
   bool tied = false;
+  std::vector<std::int64_t> eos_token_ids;
   {
     Json j = detail::parse_json_strict(config_text);  // parsed fine a moment ago
     tied = j.contains("tie_word_embeddings") && j["tie_word_embeddings"].is_boolean() &&
            j["tie_word_embeddings"].get<bool>();
+    eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
   }
 
   // 2. model.safetensors, checked name by name against the design's table.
@@ -428,7 +466,8 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
           tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
           " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
   }
-  return Checkpoint{std::move(model), std::move(tokenizer), std::move(nonfinite)};
+  return Checkpoint{std::move(model), std::move(tokenizer), std::move(nonfinite),
+                    std::move(eos_token_ids)};
 }
 
 }  // namespace glassllm

@@ -98,6 +98,9 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
                             : sample(z, options.temperature, options.top_k, rng);
     tokens.push_back(next);
     if (options.on_step) options.on_step(logits, next);
+    const bool eos = std::find(options.eos_token_ids.begin(), options.eos_token_ids.end(),
+                               next) != options.eos_token_ids.end();
+    if (eos || (options.stop && options.stop(tokens))) break;  // the answer has ended
     if (step + 1 == options.max_new_tokens) break;  // no logits needed after the last
     std::size_t held = cache[0].length();
     if (held == L)

@@ -96,12 +96,15 @@ Tokenizer::Tokenizer() {
   for (char c = ' '; c <= '~'; ++c) tokens_.push_back(std::string(1, c));
   tokens_.push_back("\n");
   tokens_.push_back("\t");
+  eos_id_ = std::int64_t(tokens_.size());
+  tokens_.push_back(std::string(1, kEndOfText));
   for (std::size_t id = 0; id < tokens_.size(); ++id)
     ids_[static_cast<unsigned char>(tokens_[id][0])] = std::int64_t(id);
   tokens_.push_back(kUnk);
 }
 
-Tokenizer::Tokenizer(const std::vector<std::string>& characters) {
+Tokenizer::Tokenizer(const std::vector<std::string>& characters,
+                     const std::optional<std::string>& eos_token) {
   for (std::size_t id = 0; id < characters.size(); ++id) {
     const std::string& text = characters[id];
     std::string where = "token " + std::to_string(id) + " (" + json_quoted(text) + ")";
@@ -122,7 +125,10 @@ Tokenizer::Tokenizer(const std::vector<std::string>& characters) {
     auto [it, inserted] = ids_.emplace(cp, std::int64_t(id));
     if (!inserted) throw error(where + " repeats token " + std::to_string(it->second));
     tokens_.push_back(text);
+    if (eos_token && text == *eos_token) eos_id_ = std::int64_t(id);
   }
+  if (eos_token && !eos_id_)
+    throw error("eos_token " + json_quoted(*eos_token) + " is not one of the tokens");
   tokens_.push_back(kUnk);
 }
 
@@ -175,6 +181,7 @@ std::string Tokenizer::to_json() const {
   j["version"] = kVersion;
   j["tokens"] = tokens_;
   j["unk_token"] = kUnk;
+  if (eos_id_) j["eos_token"] = tokens_[std::size_t(*eos_id_)];
   return j.dump(2) + "\n";
 }
 
@@ -215,7 +222,14 @@ Tokenizer Tokenizer::from_json(const std::string& json_text) {
     throw error("the last token is " + json_quoted(characters.back()) +
                 "; it must be the unknown token \"\\ufffd\"");
   characters.pop_back();
-  return Tokenizer(characters);
+  std::optional<std::string> eos;
+  if (j.contains("eos_token")) {
+    const auto& e = j["eos_token"];
+    if (!e.is_string())
+      throw error("eos_token is " + shown(e) + ", expected one of the tokens (a string)");
+    eos = e.get<std::string>();
+  }
+  return Tokenizer(characters, eos);
 }
 
 }  // namespace glassllm

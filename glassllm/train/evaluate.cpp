@@ -1,7 +1,8 @@
 // evaluate.cpp: held-out evaluation (train.h's evaluate and EvalResult): the
 // mean loss over fixed held-out batches and, for the synthetic tasks,
-// exact-match accuracy per task. The training loop (train.cpp) calls it every
-// eval_every steps; `glassllm eval` calls it on a saved checkpoint.
+// exact-match accuracy per task; and sample_predictions, held-out questions answered by
+// greedy generation. The training loop (train.cpp) calls it every eval_every steps;
+// `glassllm eval` calls it on a saved checkpoint.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -78,6 +79,52 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
     r.accuracy = r.examples ? double(correct) / double(r.examples) : 0.0;
   }
   return r;
+}
+
+std::vector<SamplePrediction> sample_predictions(const GlassLM& model, const Task& task,
+                                                 const Tokenizer& tokenizer,
+                                                 std::uint64_t seed,
+                                                 std::size_t per_task) {
+  std::vector<SamplePrediction> picked;
+  if (!task.synthetic() || per_task == 0) return picked;
+  std::map<std::string, std::size_t> taken;  // task -> examples picked so far
+  const std::size_t T = model.config().max_len;
+  // Held-out batch 0, the first one evaluate() scores, so the examples shown
+  // are among those counted.
+  Batch b = make_batch(task, tokenizer, seed, 0, 16, T, Split::heldout);
+  for (const ExampleSpan& e : b.examples) {
+    if (taken[e.task] == per_task) continue;
+    ++taken[e.task];
+    // The example's line up to and including its '=' (position e.first).
+    const std::vector<std::int64_t>& row = b.tokens[e.row];
+    std::size_t start = e.first;
+    while (start > 0 && tokenizer.token_text(row[start - 1]) != "\n") --start;
+    SamplePrediction p;
+    p.task = e.task;
+    const std::vector<std::int64_t> prompt(row.begin() + std::ptrdiff_t(start),
+                                           row.begin() + std::ptrdiff_t(e.first) + 1);
+    p.prompt = tokenizer.decode(prompt);
+    // The expected answer: the targets up to, not including, the end-of-text.
+    for (std::size_t i = e.first; i + 1 < e.last; ++i)
+      p.expected += tokenizer.token_text(b.targets[e.row][i]);
+    GenerateOptions opt;
+    opt.max_new_tokens = e.last - e.first + 4;  // room to show an answer too long
+    if (tokenizer.eos_id()) opt.eos_token_ids = {*tokenizer.eos_id()};
+    std::vector<std::int64_t> out = model.generate(prompt, opt);
+    p.ended = !opt.eos_token_ids.empty() && out.back() == opt.eos_token_ids[0];
+    if (p.ended) out.pop_back();
+    p.answer = tokenizer.decode(std::vector<std::int64_t>(
+        out.begin() + std::ptrdiff_t(prompt.size()), out.end()));
+    p.right = p.ended && p.answer == p.expected;
+    picked.push_back(std::move(p));
+  }
+  return picked;
+}
+
+std::string SamplePrediction::line() const {
+  std::string s = prompt + " -> " + answer;
+  if (right) return s + "   right";
+  return s + (ended ? "" : "...") + "   wrong, expected " + expected;
 }
 
 }  // namespace glassllm

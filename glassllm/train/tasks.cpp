@@ -28,14 +28,16 @@ std::string random_string(std::mt19937_64& rng) {
   return s;
 }
 
-// "L question=answer\n" with the answer and '\n' predictable.
+// "L question=answer<eos>\n" with the answer and the end-of-text predictable
+// (the '\n' after it only keeps one example per line when the text is shown).
 Example make_example(const std::string& task, char letter, const std::string& question,
                      const std::string& answer) {
   Example e;
   e.task = task;
-  e.text = std::string(1, letter) + " " + question + "=" + answer + "\n";
-  e.answer_begin = e.text.size() - answer.size() - 1;
-  e.answer_end = e.text.size();
+  e.text = std::string(1, letter) + " " + question + "=" + answer +
+           Tokenizer::kEndOfText + "\n";
+  e.answer_begin = e.text.size() - answer.size() - 2;
+  e.answer_end = e.text.size() - 1;
   return e;
 }
 
@@ -49,9 +51,9 @@ class StringTask : public Task {
     std::string s = random_string(rng);
     return make_example(name_, letter_, s, answer_(s));
   }
-  // "L " + 16 + "=" + 16 + "\n"
+  // "L " + 16 + "=" + 16 + eos + "\n"
   std::size_t max_example_chars() const override {
-    return 2 + kMaxChars + 1 + kMaxChars + 1;
+    return 2 + kMaxChars + 1 + kMaxChars + 1 + 1;
   }
 
  private:
@@ -80,8 +82,8 @@ class AddTask : public Task {
     return make_example("add", 'A', std::to_string(a) + "+" + std::to_string(b),
                         std::to_string(a + b));
   }
-  // "A " + 6 + "+" + 6 + "=" + 7 + "\n"
-  std::size_t max_example_chars() const override { return 2 + 6 + 1 + 6 + 1 + 7 + 1; }
+  // "A " + 6 + "+" + 6 + "=" + 7 + eos + "\n"
+  std::size_t max_example_chars() const override { return 2 + 6 + 1 + 6 + 1 + 7 + 1 + 1; }
 
  private:
   // 1 to 6 digits (the count uniform first, so short numbers are as common as
@@ -242,6 +244,13 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
       throw std::invalid_argument("task: text: needs a file, e.g. text:book.txt");
     return std::make_unique<TextTask>(spec.substr(5), tokenizer);
   }
+  // The synthetic answers end with the end-of-text character, which must be
+  // a token of its own (the default vocabulary's).
+  const std::optional<std::int64_t> eos = tokenizer.eos_id();
+  if (!eos || tokenizer.token_text(*eos) != std::string(1, Tokenizer::kEndOfText))
+    throw std::invalid_argument("task " + spec +
+                                ": the tokenizer has no end-of-text token U+0003, which "
+                                "ends every answer; use the default tokenizer");
   if (spec == "mix") return std::make_unique<MixTask>();
   for (auto& t : four_tasks())
     if (t->name() == spec) return std::move(t);

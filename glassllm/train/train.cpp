@@ -154,6 +154,61 @@ bool holds_run(const fs::path& dir) {
   return fs::exists(dir / kStateFile);
 }
 
+// --init-from: a new run whose weights start as the checkpoint's in `dir`
+// instead of random ones (fine-tuning). The sizes must match, except the
+// vocabulary: the rows of embed_tokens and lm_head are copied by token text,
+// so a vocabulary that gained a token (the end-of-text) keeps every row it
+// had, and the new token's rows keep their random initialisation, as with
+// transformers' resize_token_embeddings.
+void start_from_checkpoint(GlassLM& model, const Tokenizer& tokenizer,
+                           const std::string& dir, std::ostream& out) {
+  Checkpoint source = load_checkpoint(dir, model.dtype());
+  const Config &from = source.model.config(), &to = model.config();
+  auto same = [&](const char* flag, std::size_t there, std::size_t here) {
+    if (there != here)
+      throw std::invalid_argument("--init-from " + dir + ": " + flag + " is " +
+                                  std::to_string(there) + " there but " +
+                                  std::to_string(here) + " here; pass " + flag + " " +
+                                  std::to_string(there));
+  };
+  same("--d-model", from.d_model, to.d_model);
+  same("--n-layers", from.n_layers, to.n_layers);
+  same("--n-heads", from.n_heads, to.n_heads);
+  same("--n-kv-heads", from.n_kv_heads, to.n_kv_heads);
+  same("--d-ff", from.d_ff, to.d_ff);
+  same("--max-len", from.max_len, to.max_len);
+  if (!source.tokenizer)
+    throw std::invalid_argument("--init-from " + dir +
+                                ": has no glassllm_tokenizer.json to match tokens by");
+  const Tokenizer& old_tok = *source.tokenizer;
+  std::size_t kept = 0;
+  for (const auto& [name, weight] : source.model.named_parameters()) {
+    Tensor& target = model.parameter(name);
+    if (name != "model.embed_tokens.weight" && name != "lm_head.weight") {
+      target = weight.detach();
+      continue;
+    }
+    // [vocab, d_model]: row i belongs to token i.
+    const std::size_t D = to.d_model;
+    std::vector<double> rows = target.to_vector(), old_rows = weight.to_vector();
+    kept = 0;
+    for (std::size_t id = 0; id < to.vocab_size; ++id) {
+      const std::string& text = tokenizer.token_text(std::int64_t(id));
+      for (std::size_t old_id = 0; old_id < from.vocab_size; ++old_id)
+        if (old_tok.token_text(std::int64_t(old_id)) == text) {
+          std::copy_n(old_rows.begin() + std::ptrdiff_t(old_id * D), D,
+                      rows.begin() + std::ptrdiff_t(id * D));
+          ++kept;
+          break;
+        }
+    }
+    target = from_vector(rows, target.shape(), target.dtype());
+  }
+  out << "starting from " << dir << ": every weight, and " << kept << " of "
+      << to.vocab_size << " token rows (the others are new tokens, initialised at random)"
+      << std::endl;
+}
+
 // ---- options as JSON ------------------------------------------------------------------
 
 Json config_json(const Config& c) {
@@ -180,6 +235,7 @@ Json options_json(const TrainOptions& o) {
           {"eval_batches", o.eval_batches},
           {"save_every", o.save_every},
           {"threads", o.threads},
+          {"init_from", o.init_from},
           {"model", config_json(o.model)}};
 }
 
@@ -203,6 +259,7 @@ TrainOptions options_from_json(const Json& j, const std::string& out) {
   o.eval_batches = j.at("eval_batches").get<std::size_t>();
   o.save_every = j.at("save_every").get<std::size_t>();
   o.threads = j.value("threads", 0);  // runs saved before it was recorded: 0
+  o.init_from = j.value("init_from", std::string());  // runs saved before it had none
   const Json& m = j.at("model");
   o.model.d_model = m.at("d_model").get<std::size_t>();
   o.model.n_layers = m.at("n_layers").get<std::size_t>();
@@ -476,6 +533,11 @@ struct Run {
       throw std::invalid_argument(
           o.out + ": exists and is not an empty folder; choose another --out");
     model.emplace(o.model, o.seed, o.dtype);
+    if (!o.init_from.empty()) {
+      start_from_checkpoint(*model, tokenizer, o.init_from, out);
+      // The copied weights are new tensors: make them trainable again.
+      for (auto& [name, w] : model->named_parameters()) w.requires_grad_();
+    }
     optimizer = make_optimizer(o, *model);
     out << "training " << model->parameter_count() << " parameters ("
         << dtype_name(o.dtype) << ") on " << o.task << ": " << o.steps << " steps of "
@@ -531,6 +593,11 @@ struct Run {
         evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
     clear_line();
     out << "eval at step " << step << ": " << e.summary() << std::endl;
+    // A few held-out questions answered by greedy generation, so a class
+    // can watch the answers change as the model learns.
+    for (const SamplePrediction& p :
+         sample_predictions(*model, *task, tokenizer, o.seed, o.samples_per_task))
+      out << "  " << p.line() << "\n";
     Json j{{"step", step}, {"eval_loss", e.loss}};
     if (e.accuracy) {
       j["eval_accuracy"] = *e.accuracy;

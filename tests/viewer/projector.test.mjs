@@ -564,7 +564,8 @@ test("30 layers x 32 heads: summary maps per layer, and a choice of layers and h
   const mean = await page.evaluate(() => meanMatrix(0, 7).at(3, 1));
   let sum = 0;
   for (let h = 0; h < 32; h++) sum += value(doc, 0, "attn.softmax", 7, h, 3, 1);
-  assert.ok(Math.abs(mean - sum / 32) < 1e-9, `mean ${mean} vs ${sum / 32}`);
+  // The page keeps its maps in float32, so the two agree to float32 rounding.
+  assert.ok(Math.abs(mean - sum / 32) < 1e-6, `mean ${mean} vs ${sum / 32}`);
   await shot(page, "big-summary");
   // Clicking a summary map opens that layer's heads.
   await page.click('canvas[data-layer="7"]');

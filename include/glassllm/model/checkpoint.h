@@ -37,8 +37,10 @@ NamedTensors read_safetensors(const std::string& path);
 /// Writes model.safetensors (with the metadata {"format": "pt"} transformers
 /// expects), config.json and (if given) the tokenizer into `dir`, creating it.
 /// Each file goes through a temporary name and a rename, so an interrupted
-/// save leaves each file old or new, never torn. Throws std::invalid_argument
-/// if the tokenizer's size differs from the model's vocab_size.
+/// save leaves each file old or new, never torn. A tokenizer with an
+/// end-of-text token puts its id in config.json as eos_token_id. Throws
+/// std::invalid_argument if the tokenizer's size differs from the model's
+/// vocab_size.
 void save_checkpoint(const std::string& dir, const GlassLM& model,
                      const Tokenizer* tokenizer = nullptr);
 
@@ -49,6 +51,9 @@ struct Checkpoint {
   /// "ckpt/model.safetensors: weight 'lm_head.weight' has nan at index [3, 17]",
   /// for the caller to warn with. Empty when every weight is finite.
   std::vector<std::string> nonfinite;
+  /// config.json's eos_token_id (one id, or several when it holds a list):
+  /// the tokens that end generation. Empty when the model has none.
+  std::vector<std::int64_t> eos_token_ids;
 };
 
 /// Loads a checkpoint folder. Checks config.json (architecture, every needed
@@ -64,6 +69,7 @@ struct Checkpoint {
 /// A weight holding nan or inf throws, naming it and its first such element,
 /// unless allow_nonfinite (for teaching what they do); Checkpoint::nonfinite
 /// then lists them. Every file is read with read_regular_file (files.h).
+/// An eos_token_id outside the vocabulary throws.
 Checkpoint load_checkpoint(const std::string& dir,
                            std::optional<DType> dtype = std::nullopt,
                            bool allow_nonfinite = false);
@@ -72,8 +78,10 @@ Checkpoint load_checkpoint(const std::string& dir,
 /// model_type, hidden_size, intermediate_size, num_attention_heads,
 /// num_hidden_layers, num_key_value_heads, head_dim, max_position_embeddings,
 /// rms_norm_eps, rope_theta, vocab_size, tie_word_embeddings (false),
-/// hidden_act ("silu"), attention_bias and mlp_bias (false), torch_dtype.
-std::string config_to_json(const Config& cfg, DType dtype);
+/// hidden_act ("silu"), attention_bias and mlp_bias (false), torch_dtype, and
+/// eos_token_id when one is given.
+std::string config_to_json(const Config& cfg, DType dtype,
+                           std::optional<std::int64_t> eos_token_id = std::nullopt);
 /// The Config (and the dtype named by torch_dtype: float32 or float64, none
 /// for float16/bfloat16 or when absent) of a config.json. As transformers
 /// does, a missing num_key_value_heads means num_attention_heads. Throws

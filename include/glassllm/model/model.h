@@ -164,7 +164,16 @@ struct LayerWeights {
 
 /// Options of generate().
 struct GenerateOptions {
+  /// The most tokens generated; fewer when an end-of-text token or `stop` ends
+  /// the answer first.
   std::size_t max_new_tokens = 32;
+  /// Generation stops right after choosing one of these (the checkpoint's
+  /// eos_token_id); the token is kept at the end of the result. Empty: never.
+  std::vector<std::int64_t> eos_token_ids;
+  /// Called after each new token with every token so far (prompt first);
+  /// returning true stops generation there (`generate --stop` decodes the new
+  /// tokens and looks for a string).
+  std::function<bool(const std::vector<std::int64_t>& tokens)> stop;
   double temperature = 0.0;  ///< 0: greedy (argmax); > 0: sample softmax(logits / T)
   std::size_t top_k = 0;     ///< sample only among the k most likely tokens (0: all)
   std::uint64_t seed = 0;    ///< sampling seed
@@ -253,7 +262,9 @@ class GlassLM {
   /// -100 is ignored. The training loss.
   Tensor loss(const TokenBatch& tokens, const TokenBatch& targets) const;
 
-  /// Prompt plus max_new_tokens generated tokens. Prefills the prompt (its
+  /// Prompt plus at most max_new_tokens generated tokens: fewer when one of
+  /// options.eos_token_ids is chosen (it ends the result) or options.stop says
+  /// so. Prefills the prompt (its
   /// last max_len tokens), then decodes one token per step through the cache.
   /// When the next insertion would make the cache longer than max_len, the
   /// cache is discarded and the last max_len tokens are run again with

@@ -2,22 +2,32 @@
 // readable text.
 //
 // The vocabulary is a list of single characters (UTF-8 code points): by
-// default the 95 printable ASCII characters, newline and tab. Text with a
-// character outside the vocabulary encodes that character as the unknown
-// token, which decodes to U+FFFD (the replacement character) so the loss is
-// visible, never silent. The tokenizer is saved beside a checkpoint as
-// glassllm_tokenizer.json:
+// default the 95 printable ASCII characters, newline, tab and the end-of-text
+// token. Text with a character outside the vocabulary encodes that character
+// as the unknown token, which decodes to U+FFFD (the replacement character)
+// so the loss is visible, never silent. The tokenizer is saved beside a
+// checkpoint as glassllm_tokenizer.json:
 //
 //   {"format": "glassllm-char-tokenizer", "version": 1,
-//    "tokens": [" ", "!", ..., "~", "\n", "\t", "\uFFFD"],
-//    "unk_token": "\uFFFD"}
+//    "tokens": [" ", "!", ..., "~", "\n", "\t", "\u0003", "\uFFFD"],
+//    "unk_token": "\uFFFD", "eos_token": "\u0003"}
 //
 // "tokens" lists every token's text in id order, each exactly one code point,
 // no repeats, the unknown token (always U+FFFD) last. The implementation is
 // glassllm/model/tokenizer.cpp, which also decodes UTF-8 by hand.
+//
+// The end-of-text token (Hugging Face calls it eos, "end of sequence") is the
+// control character U+0003, whose ASCII name is END OF TEXT: one byte, so
+// every token is still one character, and no ordinary text contains it. The
+// synthetic tasks end every answer with it, so a trained model says where its
+// answer ends and generation stops there; `train` writes its id to
+// config.json as eos_token_id. The inspector draws it as the symbol U+2403
+// (the glyph for END OF TEXT). "eos_token" is optional in the file: a
+// tokenizer saved without one has no end-of-text token.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,16 +36,25 @@ namespace glassllm {
 
 class Tokenizer {
  public:
-  /// Printable ASCII (' ' .. '~'), '\n', '\t', and the unknown token: 98 ids.
+  /// Printable ASCII (' ' .. '~') as ids 0-94, '\n' 95, '\t' 96, the
+  /// end-of-text token 97 and the unknown token 98: 99 ids.
   Tokenizer();
   /// A vocabulary of the given characters (each one UTF-8 code point, no
-  /// repeats, not U+FFFD) plus the unknown token at the end. Throws
-  /// std::invalid_argument naming a bad entry:
+  /// repeats, not U+FFFD) plus the unknown token at the end. `eos_token`, if
+  /// given, must be one of the characters and becomes the end-of-text token.
+  /// Throws std::invalid_argument naming a bad entry:
   /// "tokenizer: token 3 ("ab") is 2 code points, not one".
-  explicit Tokenizer(const std::vector<std::string>& characters);
+  explicit Tokenizer(const std::vector<std::string>& characters,
+                     const std::optional<std::string>& eos_token = std::nullopt);
+
+  /// The end-of-text character of the default vocabulary: U+0003.
+  static constexpr char kEndOfText = '\x03';
 
   std::size_t vocab_size() const { return tokens_.size(); }
   std::int64_t unk_id() const { return std::int64_t(tokens_.size()) - 1; }
+  /// The end-of-text token's id (97 by default); none for a vocabulary
+  /// without one.
+  std::optional<std::int64_t> eos_id() const { return eos_id_; }
 
   /// Ids of the characters of UTF-8 text; unknown characters (and bytes that
   /// are not valid UTF-8) become unk_id().
@@ -57,6 +76,7 @@ class Tokenizer {
  private:
   std::vector<std::string> tokens_;                 // the unknown token last
   std::unordered_map<char32_t, std::int64_t> ids_;  // code point -> id, unk excluded
+  std::optional<std::int64_t> eos_id_;
 };
 
 }  // namespace glassllm

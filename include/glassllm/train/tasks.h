@@ -3,18 +3,19 @@
 // of them, and any UTF-8 text file.
 //
 // A synthetic example is one line of text: a task letter, a space, a
-// question, '=', the answer, '\n'. The letter lets one model learn the
-// mixture; the answer is a function of the question, so only the answer's
-// characters (and the final '\n') can be predicted. The loss counts exactly
-// those positions.
+// question, '=', the answer, the end-of-text token (written <eos> below; the
+// character U+0003, see tokenizer.h) and '\n'. The letter lets one model learn
+// the mixture; the answer is a function of the question, so only the answer's
+// characters and the <eos> that ends it can be predicted. The loss counts
+// exactly those positions; a model that learned them stops its answers itself.
 //
-//   copy     "C abc=abc\n"        the answer repeats the question: each answer
+//   copy     "C abc=abc<eos>\n"   the answer repeats the question: each answer
 //                                 character is found by looking back to the
 //                                 character after the previous one's earlier
 //                                 occurrence (the induction pattern)
-//   reverse  "R abc=cba\n"        look back to the mirror position
-//   sort     "S cab=abc\n"        look for the smallest character not yet written
-//   add      "A 123+4567=4690\n"  multi-digit addition written as text
+//   reverse  "R abc=cba<eos>\n"   look back to the mirror position
+//   sort     "S cab=abc<eos>\n"   look for the smallest character not yet written
+//   add      "A 123+4567=4690<eos>\n"  multi-digit addition written as text
 //   mix      one of the four, uniformly
 //   text:FILE  windows of a text file; every position counts
 //
@@ -39,11 +40,11 @@ namespace glassllm {
 /// One synthetic example: its text and the characters that can be predicted.
 struct Example {
   std::string task;  ///< "copy", "reverse", "sort" or "add"
-  std::string text;  ///< e.g. "C abc=abc\n"
+  std::string text;  ///< e.g. "C abc=abc\x03\n"
   /// The predictable characters are text[answer_begin, answer_end): the
-  /// answer and the final '\n' ("abc\n" above: 6 .. 10).
+  /// answer and the end-of-text ("abc\x03" above: 6 .. 10).
   std::size_t answer_begin = 0, answer_end = 0;
-  /// The answer without the '\n' ("abc").
+  /// The answer without the end-of-text ("abc").
   std::string answer() const {
     return text.substr(answer_begin, answer_end - answer_begin - 1);
   }
@@ -97,7 +98,8 @@ class Task {
 
 /// The task named by `spec`: "copy", "reverse", "sort", "add", "mix", or
 /// "text:FILE" (the file is read and encoded with `tokenizer` now; its
-/// characters outside the vocabulary become the unknown token). Throws
+/// characters outside the vocabulary become the unknown token). The synthetic
+/// tasks need the tokenizer's end-of-text token U+0003. Throws
 /// std::invalid_argument for another name: "task: unknown task 'cpy'; expected
 /// copy, reverse, sort, add, mix or text:FILE", and std::runtime_error for a
 /// file that is unreadable, not a regular file (files.h), not text (a NUL
@@ -106,7 +108,7 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
 
 /// A batch of batch_size rows of max_len tokens: a pure function of (seed,
 /// step, split), so the data state of a training run is its step number.
-/// Each synthetic row packs whole examples (each ends with its '\n') and pads
+/// Each synthetic row packs whole examples (each ends with <eos> '\n') and pads
 /// the rest with '\n', which is not predictable. Throws std::invalid_argument
 /// if max_len + 1 cannot hold the task's longest example, or if a text
 /// split is shorter than max_len + 1 tokens.
