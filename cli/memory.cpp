@@ -6,10 +6,13 @@
 // size asked for.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
 #include "cli/cli.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {
@@ -27,6 +30,7 @@ Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype) {
 namespace {
 
 struct MemoryArgs {
+  std::string dir;  // a checkpoint folder: its config.json gives the shape
   std::string preset, dtype = "float32";
   std::size_t n_layers = 4, n_heads = 4, n_kv_heads = 2, head_dim = 32;
   std::size_t ctx = 0;  // 0: the preset's context, else 128
@@ -91,6 +95,18 @@ int memory(const MemoryArgs& a) {
     throw std::invalid_argument("memory: unknown --preset '" + a.preset +
                                 "'; known: exaone-4.0-1.2b");
   }
+  if (!a.dir.empty()) {
+    // A real checkpoint's shape, from its config.json (read, not the weights).
+    const std::string path = (std::filesystem::path(a.dir) / "config.json").string();
+    Config cfg;
+    try {
+      cfg = config_from_json(detail::read_file(path)).first;
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(a.dir + "/" + e.what());
+    }
+    s = {cfg.n_layers, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim(),
+         std::min<std::size_t>(cfg.max_len, 4096)};
+  }
   if (a.ctx > 0) s.ctx = a.ctx;
   if (s.layers == 0 || s.heads == 0 || s.kv_heads == 0 || s.head_dim == 0 || s.ctx == 0)
     throw std::invalid_argument(
@@ -142,6 +158,9 @@ Command register_memory(CLI::App& app) {
       "memory",
       "Bytes one decode step moves: the K/V cache, and what repeat_kv copies on each "
       "K/V path (counted on a recorded decode step).");
+  sub->add_option("dir", a->dir,
+                  "A checkpoint folder whose config.json gives the shape (--ctx default: "
+                  "its max_position_embeddings, at most 4096)");
   sub->add_option("--preset", a->preset, "A model shape: exaone-4.0-1.2b");
   sub->add_option("--n-layers", a->n_layers, "Transformer blocks")->capture_default_str();
   sub->add_option("--n-heads", a->n_heads, "Query heads")->capture_default_str();

@@ -134,11 +134,34 @@ int grads(const GradsArgs& a) {
   return 0;
 }
 
+// generate with a Hugging Face tokenizer (tokenizer.json): its template adds
+// the BOS token; special tokens are left out of what is printed.
+int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, const GenerateOptions& opt) {
+  const HFTokenizer& tok = *ckpt.hf_tokenizer;
+  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
+  std::cout << tok.decode(out, true) << "\n";
+  return 0;
+}
+
 int generate(const GenerateArgs& a) {
   Checkpoint ckpt = load(a.dir, std::nullopt, a.attention);
+  if (ckpt.hf_tokenizer && !ckpt.tokenizer) {
+    if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
+    if (a.temperature < 0)
+      throw std::invalid_argument("generate: --temperature must be >= 0");
+    GenerateOptions opt;
+    opt.max_new_tokens = a.max_new_tokens;
+    opt.temperature = a.temperature;
+    opt.top_k = a.top_k;
+    opt.seed = a.seed;
+    opt.cache_mode = parse_cache_mode(a.cache);
+    return generate_hf(a, ckpt, opt);
+  }
   if (!ckpt.tokenizer)
     throw std::invalid_argument(
-        "generate: " + a.dir + " has no glassllm_tokenizer.json; text needs a tokenizer");
+        "generate: " + a.dir +
+        " has no glassllm_tokenizer.json or tokenizer.json; text needs a tokenizer");
   const Tokenizer& tok = *ckpt.tokenizer;
   if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
   if (std::size_t unknown = tok.count_unknown(a.prompt))

@@ -54,7 +54,29 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
                                        std::size_t limit) {
   std::vector<std::size_t> out;
   if (text.empty()) return out;
-  for (std::int64_t v : parse_ids(text, what)) {
+  // "a-b" is the range a, a+1, ..., b: "0-8" for the 9 query heads of
+  // SmolLM2-135M's first three K/V groups.
+  std::string listed;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    std::size_t dash = item.find('-', 1);
+    if (dash != std::string::npos) {
+      std::int64_t lo = parse_ids(item.substr(0, dash), what).at(0);
+      std::int64_t hi = parse_ids(item.substr(dash + 1), what).at(0);
+      if (hi < lo)
+        throw std::invalid_argument(std::string(what) + ": range '" + item +
+                                    "' runs backwards");
+      for (std::int64_t v = lo; v <= hi; ++v)
+        listed += (listed.empty() ? "" : ",") + std::to_string(v);
+    } else {
+      listed += (listed.empty() ? "" : ",") + item;
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  for (std::int64_t v : parse_ids(listed, what)) {
     if (v < 0 || std::size_t(v) >= limit)
       throw std::invalid_argument(std::string(what) + ": " + std::to_string(v) +
                                   " is out of range [0, " + std::to_string(limit) + ")");
@@ -124,9 +146,11 @@ int trace(const TraceArgs& a) {
   Checkpoint ckpt = load_checkpoint(dir);
   GlassLM& model = ckpt.model;
   model.attention = parse_attention(a.attention);
-  if (!ckpt.tokenizer)
+  if (!ckpt.tokenizer && !ckpt.hf_tokenizer)
     throw std::invalid_argument(
-        "trace: " + dir + " has no glassllm_tokenizer.json; a text prompt needs one");
+        "trace: " + dir +
+        " has no glassllm_tokenizer.json or tokenizer.json; a text "
+        "prompt needs one");
   if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
   if (a.out.empty() && a.html.empty())
     throw std::invalid_argument(
@@ -140,9 +164,17 @@ int trace(const TraceArgs& a) {
   opt.top_k = a.top_k;
   opt.grads = a.grads;
 
-  const Tokenizer& tok = *ckpt.tokenizer;
-  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
-  Tracer tracer(opt, &tok);
+  // The character tokenizer of GlassLM's own models, or a Hugging Face one.
+  const bool hf = !ckpt.tokenizer;
+  std::vector<std::int64_t> prompt =
+      hf ? ckpt.hf_tokenizer->encode(a.prompt) : ckpt.tokenizer->encode(a.prompt);
+  auto token_text = [&ckpt, hf](std::int64_t id) {
+    return hf ? ckpt.hf_tokenizer->token_text(id) : ckpt.tokenizer->token_text(id);
+  };
+  auto decode_text = [&](const std::vector<std::int64_t>& ids) {
+    return hf ? ckpt.hf_tokenizer->decode(ids) : ckpt.tokenizer->decode(ids);
+  };
+  Tracer tracer(opt, token_text);
   GenerateOptions gen;
   gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
   gen.record_graph = a.grads;
@@ -170,7 +202,7 @@ int trace(const TraceArgs& a) {
         path.c_str(), tracer.steps().size(), decode, resets,
         attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
   }
-  std::cout << "continuation: " << tok.decode(continuation) << "\n";
+  std::cout << "continuation: " << decode_text(continuation) << "\n";
   return 0;
 }
 
@@ -193,9 +225,10 @@ Command register_trace(CLI::App& app) {
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_flag("--grads", a->grads,
                 "Also record d log p(next token) / d snapshot for every snapshot");
-  sub->add_option("--layers", a->layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
+  sub->add_option("--layers", a->layers,
+                  "Blocks to snapshot, e.g. 0,3 or 0-5 (default: all)");
   sub->add_option("--heads", a->heads,
-                  "Query heads to snapshot, e.g. 0,2 (default: all)");
+                  "Query heads to snapshot, e.g. 0,2 or 0-8 (default: all)");
   sub->add_option("--precision", a->precision, "Significant digits (0: exact)")
       ->capture_default_str();
   sub->add_option("--top-k", a->top_k, "Next-token candidates per step")

@@ -14,6 +14,7 @@ packages=(
   libcli11-dev                               # command-line parsing
   libvalijson-dev                            # JSON Schema validation (trace format test)
   libicu-dev                                 # Unicode regexes and normalization (Hugging Face tokenizers)
+  python3-torch python3-numpy                # the PyTorch reference of tests/cli_real_models.sh
   chromium                                   # the inspector's browser tests (tests/viewer/)
 )
 

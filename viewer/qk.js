@@ -79,7 +79,11 @@ function qkRows(trace, step, layer, head, row) {
   const max = Math.max(...live.map((k) => k.recorded));
   const total = live.reduce((a, k) => a + Math.exp(k.recorded - max), 0);
   for (const k of keys)
-    k.softmax = k.masked ? 0 : typeof k.recorded === "number" ? Math.exp(k.recorded - max) / total : null;
+    k.softmax = k.masked
+      ? 0
+      : typeof k.recorded === "number"
+        ? Math.exp(k.recorded - max) / total
+        : null;
   return { q, query, keys, hd, kv };
 }
 
@@ -185,11 +189,7 @@ function renderQk() {
       { class: k.masked ? "masked" : "", "data-key": k.j },
       el("td", { text: String(k.key.pos) }),
       el("td", { class: "tokcell", text: showText((k.key.tok || { text: "?" }).text) }),
-      el(
-        "td",
-        {},
-        k.k ? vectorStrip(k.k, lim, "k = [" + k.k.join(", ") + "]") : "not recorded",
-      ),
+      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = [" + k.k.join(", ") + "]") : "not recorded"),
       el("td", { "data-col": "dot", text: k.dot === null ? "-" : fmt(k.dot) }),
       el("td", { "data-col": "score", text: k.score === null ? "-" : fmt(k.score) }),
       el("td", {
@@ -229,7 +229,11 @@ function drawCacheTensor(canvas, trace, step) {
   const held = s.cache.mode === "none" ? 0 : s.cache.length;
   // Columns up to the most the cache holds in this trace: the tensor then
   // fills the width by the last step and visibly grows towards it.
-  const capacity = Math.max(1, held, ...d.steps.map((x) => (x.cache.mode === "none" ? 0 : x.cache.length)));
+  const capacity = Math.max(
+    1,
+    held,
+    ...d.steps.map((x) => (x.cache.mode === "none" ? 0 : x.cache.length)),
+  );
   const rect = canvas.getBoundingClientRect();
   const w = Math.max(500, Math.round(rect.width || 900));
   const left = 250,
@@ -275,7 +279,9 @@ function drawCacheTensor(canvas, trace, step) {
         const x = left + p * cell;
         if (p < held) {
           ctx.fillStyle =
-            p >= newFrom ? "rgb(" + r + "," + gg + "," + bb + ")" : "rgba(" + r + "," + gg + "," + bb + ",0.45)";
+            p >= newFrom
+              ? "rgb(" + r + "," + gg + "," + bb + ")"
+              : "rgba(" + r + "," + gg + "," + bb + ",0.45)";
           ctx.fillRect(x, y + 1, Math.max(1, cell - (cell > 4 ? 1 : 0)), rowH - 2);
         }
       }
