@@ -1,14 +1,17 @@
 // bench.cpp: what GlassLM's ops cost on this machine, in one table.
 //
-// Prints the BLAS library in use (file, kernel family, build, threads), the
-// fixed cost of one tiny op with and without the autograd tape, and the
-// GFLOP/s of the model's matrix products through matmul and linear, each next
+// Prints the matrix-product backend in use (backend, file, kernels, build,
+// threads), the fixed cost of one tiny op with and without the autograd tape,
+// and the GFLOP/s of the model's matrix products through matmul and linear, each next
 // to a plain loop of raw GEMMs on the same shapes (the ceiling the op could
-// reach) and their ratio. Every figure is a median of repeated runs: the
+// reach) and their ratio, then the built-in GEMM against the backend on the
+// same shapes, one thread each. Every figure is a median of repeated runs: the
 // machine is shared and noisy. Then the model itself (default config):
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run.
 // `glassllm bench --json` prints the same figures as one flat JSON object.
+#include "bench/bench.h"
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -33,17 +36,10 @@ namespace glassllm::cli {
 
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-struct BenchArgs {
-  bool json = false;
-  int runs = 0;  // 0: each benchmark's default
-};
-
 // Median over `runs` of the seconds one call of f takes, each run timing
 // `inner` calls back to back (so a call shorter than the clock's resolution
 // is still measured). One untimed run first warms caches and BLAS buffers.
-double median_seconds(const std::function<void()>& f, int runs, int inner = 1) {
+double median_seconds(const std::function<void()>& f, int runs, int inner) {
   for (int i = 0; i < inner; ++i) f();
   std::vector<double> t(std::size_t(runs), 0.0);
   for (double& s : t) {
@@ -54,6 +50,13 @@ double median_seconds(const std::function<void()>& f, int runs, int inner = 1) {
   std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
   return t[std::size_t(runs / 2)];
 }
+
+namespace {
+
+struct BenchArgs {
+  bool json = false;
+  int runs = 0;  // 0: each benchmark's default
+};
 
 struct Row {
   std::string key, label, dtype;
@@ -122,6 +125,72 @@ void matmul_cases(std::vector<Row>& rows, DType dt, int runs) {
           threads, flops, [&] { matmul(x, wt); }, raw_nn, runs));
     }
   }
+}
+
+// ---- the built-in GEMM against the backend ---------------------------------------
+
+struct BackendRow {
+  std::string key, label, dtype;
+  double backend_gflops, builtin_gflops;
+};
+
+// The bench's GEMM shapes on one thread, through the configured backend and
+// through builtin_gemm (gemm_builtin.cpp), alternating run by run so that
+// both see the same machine load. In a builtin build both columns are the
+// built-in code (the backend's column adds only the few-rows dispatch).
+template <class T>
+void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
+  const char* d = sizeof(T) == 4 ? "f32" : "f64";
+  struct Shape {
+    const char* key;
+    const char* label;
+    std::size_t batch, M, N, K;
+    bool trans_b;
+  };
+  const Shape shapes[] = {
+      {"16x4x128x32", "64 x (128,32)@(32,128)", 64, 128, 128, 32, false},
+      {"2048x128x384_nt", "(2048,128)@(384,128)^T", 1, 2048, 384, 128, true},
+      {"2048x128x384_nn", "(2048,128)@(128,384)", 1, 2048, 384, 128, false}};
+  const int previous = blas_info().threads;
+  set_blas_threads(1);
+  for (const Shape& sh : shapes) {
+    Tensor a = randn({sh.batch, sh.M, sh.K}, 11, dt),
+           b = randn({sh.batch, sh.K, sh.N}, 12, dt);
+    Tensor c = zeros({sh.batch, sh.M, sh.N}, dt);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* pc = c.mutable_data<T>();
+    const std::size_t ldb = sh.trans_b ? sh.K : sh.N;
+    auto run = [&](bool builtin) {
+      for (std::size_t i = 0; i < sh.batch; ++i) {
+        const T* A = pa + i * sh.M * sh.K;
+        const T* B = pb + i * sh.K * sh.N;
+        T* C = pc + i * sh.M * sh.N;
+        if (builtin)
+          builtin_gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb,
+                          T(0), C, sh.N, 1);
+        else
+          gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb, T(0), C,
+                  sh.N);
+      }
+    };
+    run(false);  // warm caches and the backend's buffers
+    run(true);
+    std::vector<double> t_backend, t_builtin;
+    for (int r = 0; r < runs; ++r) {
+      t_backend.push_back(median_seconds([&] { run(false); }, 1));
+      t_builtin.push_back(median_seconds([&] { run(true); }, 1));
+    }
+    auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    const double flops = 2.0 * sh.batch * sh.M * sh.N * sh.K;
+    rows.push_back({std::string(sh.key) + "_" + d, sh.label,
+                    sizeof(T) == 4 ? "float32" : "float64",
+                    flops / median(t_backend) / 1e9, flops / median(t_builtin) / 1e9});
+  }
+  set_blas_threads(previous);
 }
 
 // ---- the model ----------------------------------------------------------------
@@ -236,220 +305,130 @@ ModelFigures model_figures(DType dt, int runs) {
   return f;
 }
 
-// ---- attention at the exaone-4.0-1.2b shape ----------------------------------------
-
-struct AttentionFigures {
-  double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;
-  std::size_t cache_bytes = 0;  // K and V of all layers
-  std::size_t grouped_repeat_bytes = 0, repeat_kv_repeat_bytes = 0;  // repeat_kv copies
-  std::size_t grouped_written = 0, repeat_kv_written = 0;            // every op's output
+// Every figure `glassllm bench` reports.
+struct Figures {
+  BlasInfo info;
+  int overhead_runs = 201, overhead_inner = 1000, gemm_runs = 31;
+  double add_no_grad_us = 0, add_tape_us = 0;
+  std::vector<Row> rows;
+  std::vector<BackendRow> backend_rows;
+  std::vector<ModelFigures> models;
+  AttentionFigures att;
+  TracerFigures tr;
 };
 
-// Reads n floats once and returns their sum: 16 independent accumulators so
-// the loop runs at the memory's speed, not at one add's latency.
-float read_all(const float* p, std::size_t n) {
-  float acc[16] = {};
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
-  for (; i < n; ++i) acc[0] += p[i];
-  float total = 0;
-  for (float a : acc) total += a;
-  return total;
-}
-
-// One decode step's attention (scores, mask, softmax, probs @ V) over all 30
-// layers of caches already holding 4096 positions, float32, both K/V paths;
-// the floor is reading the caches' 480 MiB once, measured in the same run.
-AttentionFigures exaone_attention(int runs) {
-  const StackShape s{30, 32, 8, 64, 4096};
-  no_grad guard;
-  Cache caches = filled_caches(s, s.ctx, DType::float32);
-  Tensor q = randn({1, s.heads, 1, s.head_dim}, 2);
-  AttentionFigures f;
-  for (const KVCache& c : caches) f.cache_bytes += c.nbytes();
-  auto step = [&](Attention path) {
-    for (std::size_t l = 0; l < s.layers; ++l)
-      attend(q, caches[l].k(), caches[l].v(), s.ctx - 1, 0, path, l);
-  };
-  for (Attention path : {Attention::grouped, Attention::repeat_kv}) {
-    OpGraphRecorder recorder;
-    step(path);
-    std::size_t written = 0;
-    for (const OpNode& n : recorder.graph().nodes) written += n.bytes;
-    bool g = path == Attention::grouped;
-    (g ? f.grouped_written : f.repeat_kv_written) = written;
-    (g ? f.grouped_repeat_bytes : f.repeat_kv_repeat_bytes) =
-        recorder.graph().bytes_written("repeat_kv");
-  }
-  volatile float sink = 0;
-  auto floor = [&] {
-    float total = 0;
-    for (const KVCache& c : caches) {
-      total += read_all(c.k().data<float>(), c.k().size());
-      total += read_all(c.v().data<float>(), c.v().size());
-    }
-    sink = total;
-  };
-  // Interleaved, so that a noisy neighbour slows all three alike.
-  std::vector<double> tg, tr, tf;
-  floor();
-  step(Attention::grouped);
-  for (int r = 0; r < runs; ++r) {
-    tf.push_back(median_seconds(floor, 1));
-    tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
-    tr.push_back(median_seconds([&] { step(Attention::repeat_kv); }, 1));
-  }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  f.floor_ms = 1e3 * median(tf);
-  f.grouped_ms = 1e3 * median(tg);
-  f.repeat_kv_ms = 1e3 * median(tr);
-  (void)sink;
-  return f;
-}
-
-// ---- the tracer's cost ---------------------------------------------------------------
-
-struct TracerFigures {
-  double prefill_ms = 0, traced_prefill_ms = 0, to_json_ms = 0;
-  std::size_t json_bytes = 0;
-};
-
-// A default-config prefill of 128 tokens, float32, with and without a Tracer
-// (default options: every layer and head, the op graph), and the JSON.
-TracerFigures tracer_cost(int runs) {
-  Config cfg;
-  cfg.vocab_size = Tokenizer().vocab_size();
-  GlassLM model(cfg, 0);
-  std::vector<std::int64_t> tokens(cfg.max_len);
-  for (std::size_t i = 0; i < tokens.size(); ++i)
-    tokens[i] = std::int64_t((i * 7) % cfg.vocab_size);
-  no_grad guard;
-  TracerFigures f;
-  std::vector<double> plain, traced;
-  for (int r = 0; r < runs; ++r) {
-    plain.push_back(median_seconds([&] { model.forward(tokens); }, 1));
-    traced.push_back(median_seconds(
-        [&] {
-          Tracer tracer;
-          model.forward(tokens);
-        },
-        1));
-  }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  f.prefill_ms = 1e3 * median(plain);
-  f.traced_prefill_ms = 1e3 * median(traced);
-  Tracer tracer;
-  model.forward(tokens);
-  std::string json;
-  f.to_json_ms = 1e3 * median_seconds([&] { json = tracer.to_json(); }, 3);
-  f.json_bytes = json.size();
-  return f;
-}
-
-int bench(const BenchArgs& args) {
-  bool json = args.json;
-  BlasInfo info = blas_info();
+Figures measure(const BenchArgs& args) {
+  Figures f;
+  f.info = blas_info();
 
   // (b) per-op overhead: add on a decode-sized tensor, [1, 4, 1, 32].
-  const int overhead_runs = 201, overhead_inner = 1000;
   Tensor a = randn({1, 4, 1, 32}, 6), b = randn({1, 4, 1, 32}, 7);
-  double add_no_grad_us, add_tape_us;
   {
     no_grad guard;
-    add_no_grad_us =
-        1e6 * median_seconds([&] { add(a, b); }, overhead_runs, overhead_inner);
+    f.add_no_grad_us =
+        1e6 * median_seconds([&] { add(a, b); }, f.overhead_runs, f.overhead_inner);
   }
   Tensor ag = a.detach().requires_grad_(), bg = b.detach().requires_grad_();
-  add_tape_us = 1e6 * median_seconds([&] { add(ag, bg); }, overhead_runs, overhead_inner);
+  f.add_tape_us =
+      1e6 * median_seconds([&] { add(ag, bg); }, f.overhead_runs, f.overhead_inner);
 
   // (c) matrix products.
-  const int gemm_runs = args.runs > 0 ? args.runs : 31;
-  std::vector<Row> rows;
+  f.gemm_runs = args.runs > 0 ? args.runs : 31;
   {
     no_grad guard;  // forward cost only; no inputs require grad anyway
-    matmul_cases<float>(rows, DType::float32, gemm_runs);
-    matmul_cases<double>(rows, DType::float64, gemm_runs);
+    matmul_cases<float>(f.rows, DType::float32, f.gemm_runs);
+    matmul_cases<double>(f.rows, DType::float64, f.gemm_runs);
+  }
+  {
+    no_grad guard;
+    builtin_cases<float>(f.backend_rows, DType::float32, f.gemm_runs);
+    builtin_cases<double>(f.backend_rows, DType::float64, f.gemm_runs);
   }
 
   // (d) the model.
   const int model_runs = args.runs > 0 ? args.runs : 11;
-  std::vector<ModelFigures> models{model_figures<float>(DType::float32, model_runs),
-                                   model_figures<double>(DType::float64, model_runs)};
+  f.models = {model_figures<float>(DType::float32, model_runs),
+              model_figures<double>(DType::float64, model_runs)};
 
   // (e) attention at the exaone-4.0-1.2b shape, and the tracer's cost.
-  AttentionFigures att = exaone_attention(args.runs > 0 ? args.runs : 7);
-  TracerFigures tr = tracer_cost(model_runs);
+  f.att = exaone_attention(args.runs > 0 ? args.runs : 7);
+  f.tr = tracer_cost(model_runs);
 
-  if (json) {
-    nlohmann::json j;
-    j["blas_library"] = info.library;
-    j["blas_core"] = info.core;
-    j["blas_config"] = info.config;
-    j["blas_threads"] = info.threads;  // the default, used for the model figures
-    j["add_1x4x1x32_no_grad_us"] = add_no_grad_us;
-    j["add_1x4x1x32_tape_us"] = add_tape_us;
-    for (const Row& r : rows) {
-      j[r.key + "_gflops"] = r.op_gflops;
-      j[r.key + "_gemm_gflops"] = r.gemm_gflops;
-      j[r.key + "_ratio"] = r.op_gflops / r.gemm_gflops;
-    }
-    for (const ModelFigures& m : models) {
-      const std::string d = "_" + m.dtype;
-      j["prefill_ms" + d] = m.prefill_ms;
-      j["decode_tokens_per_s" + d] = m.decode_concat_tps;
-      j["decode_preallocated_tokens_per_s" + d] = m.decode_preallocated_tps;
-      j["decode_grouped_tokens_per_s" + d] = m.decode_grouped_tps;
-      j["train_step_ms" + d] = m.train_step_ms;
-      j["train_tokens_per_s" + d] = m.train_tokens_per_s;
-      j["train_step_gflops" + d] = m.train_gflops;
-      j["train_step_gemm_ceiling_gflops" + d] = m.gemm_ceiling_gflops;
-      j["train_step_gemm_fraction" + d] = m.train_gflops / m.gemm_ceiling_gflops;
-      j["train_step_ms_1thread" + d] = m.train_step_ms_1thread;
-      j["train_step_gflops_1thread" + d] = m.train_gflops_1thread;
-      j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
-      j["train_step_gemm_fraction_1thread" + d] =
-          m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
-    }
-    j["attention_exaone_grouped_ms"] = att.grouped_ms;
-    j["attention_exaone_repeat_kv_ms"] = att.repeat_kv_ms;
-    j["attention_exaone_floor_ms"] = att.floor_ms;
-    j["attention_exaone_grouped_over_floor"] = att.grouped_ms / att.floor_ms;
-    j["attention_exaone_repeat_kv_over_grouped"] = att.repeat_kv_ms / att.grouped_ms;
-    j["attention_exaone_cache_bytes"] = att.cache_bytes;
-    j["attention_exaone_grouped_repeat_bytes"] = att.grouped_repeat_bytes;
-    j["attention_exaone_repeat_kv_repeat_bytes"] = att.repeat_kv_repeat_bytes;
-    j["attention_exaone_grouped_written_bytes"] = att.grouped_written;
-    j["attention_exaone_repeat_kv_written_bytes"] = att.repeat_kv_written;
-    j["tracer_prefill_ms_float32"] = tr.prefill_ms;
-    j["tracer_traced_prefill_ms_float32"] = tr.traced_prefill_ms;
-    j["tracer_overhead_ratio"] = tr.traced_prefill_ms / tr.prefill_ms;
-    j["tracer_to_json_ms"] = tr.to_json_ms;
-    j["tracer_json_bytes"] = tr.json_bytes;
-    std::cout << j.dump(2) << "\n";
-    return 0;
+  return f;
+}
+
+// One flat JSON object of named figures (`glassllm bench --json`).
+void print_json(const Figures& f) {
+  nlohmann::json j;
+  j["blas_backend"] = f.info.backend;
+  j["blas_library"] = f.info.library;
+  j["blas_core"] = f.info.core;
+  j["blas_config"] = f.info.config;
+  j["blas_threads"] = f.info.threads;  // the default, used for the model figures
+  j["add_1x4x1x32_no_grad_us"] = f.add_no_grad_us;
+  j["add_1x4x1x32_tape_us"] = f.add_tape_us;
+  for (const Row& r : f.rows) {
+    j[r.key + "_gflops"] = r.op_gflops;
+    j[r.key + "_gemm_gflops"] = r.gemm_gflops;
+    j[r.key + "_ratio"] = r.op_gflops / r.gemm_gflops;
   }
+  for (const BackendRow& r : f.backend_rows) {
+    j["builtin_vs_backend_" + r.key + "_backend_gflops"] = r.backend_gflops;
+    j["builtin_vs_backend_" + r.key + "_builtin_gflops"] = r.builtin_gflops;
+    j["builtin_vs_backend_" + r.key + "_ratio"] = r.builtin_gflops / r.backend_gflops;
+  }
+  for (const ModelFigures& m : f.models) {
+    const std::string d = "_" + m.dtype;
+    j["prefill_ms" + d] = m.prefill_ms;
+    j["decode_tokens_per_s" + d] = m.decode_concat_tps;
+    j["decode_preallocated_tokens_per_s" + d] = m.decode_preallocated_tps;
+    j["decode_grouped_tokens_per_s" + d] = m.decode_grouped_tps;
+    j["train_step_ms" + d] = m.train_step_ms;
+    j["train_tokens_per_s" + d] = m.train_tokens_per_s;
+    j["train_step_gflops" + d] = m.train_gflops;
+    j["train_step_gemm_ceiling_gflops" + d] = m.gemm_ceiling_gflops;
+    j["train_step_gemm_fraction" + d] = m.train_gflops / m.gemm_ceiling_gflops;
+    j["train_step_ms_1thread" + d] = m.train_step_ms_1thread;
+    j["train_step_gflops_1thread" + d] = m.train_gflops_1thread;
+    j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
+    j["train_step_gemm_fraction_1thread" + d] =
+        m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
+  }
+  j["attention_exaone_grouped_ms"] = f.att.grouped_ms;
+  j["attention_exaone_repeat_kv_ms"] = f.att.repeat_kv_ms;
+  j["attention_exaone_floor_ms"] = f.att.floor_ms;
+  j["attention_exaone_grouped_over_floor"] = f.att.grouped_ms / f.att.floor_ms;
+  j["attention_exaone_repeat_kv_over_grouped"] = f.att.repeat_kv_ms / f.att.grouped_ms;
+  j["attention_exaone_cache_bytes"] = f.att.cache_bytes;
+  j["attention_exaone_grouped_repeat_bytes"] = f.att.grouped_repeat_bytes;
+  j["attention_exaone_repeat_kv_repeat_bytes"] = f.att.repeat_kv_repeat_bytes;
+  j["attention_exaone_grouped_written_bytes"] = f.att.grouped_written;
+  j["attention_exaone_repeat_kv_written_bytes"] = f.att.repeat_kv_written;
+  j["tracer_prefill_ms_float32"] = f.tr.prefill_ms;
+  j["tracer_traced_prefill_ms_float32"] = f.tr.traced_prefill_ms;
+  j["tracer_overhead_ratio"] = f.tr.traced_prefill_ms / f.tr.prefill_ms;
+  j["tracer_to_json_ms"] = f.tr.to_json_ms;
+  j["tracer_json_bytes"] = f.tr.json_bytes;
+  std::cout << j.dump(2) << "\n";
+}
 
-  std::printf("BLAS library  %s\n", info.library.c_str());
-  std::printf("BLAS core     %s\n", info.core.c_str());
-  std::printf("BLAS config   %s\n", info.config.c_str());
-  std::printf("BLAS threads  %d (default)\n\n", info.threads);
+// The BLAS library, the per-op overhead and the matrix products.
+void print_ops(const Figures& f) {
+  std::printf("BLAS backend  %s\n", f.info.backend.c_str());
+  std::printf("BLAS library  %s\n", f.info.library.c_str());
+  std::printf("BLAS core     %s\n", f.info.core.c_str());
+  std::printf("BLAS config   %s\n", f.info.config.c_str());
+  std::printf("BLAS threads  %d (default)\n\n", f.info.threads);
 
   std::printf("Per-op overhead: add on (1,4,1,32), median of %d runs of %d calls\n",
-              overhead_runs, overhead_inner);
-  std::printf("  under no_grad          %7.3f us\n", add_no_grad_us);
-  std::printf("  recording the tape     %7.3f us\n\n", add_tape_us);
+              f.overhead_runs, f.overhead_inner);
+  std::printf("  under no_grad          %7.3f us\n", f.add_no_grad_us);
+  std::printf("  recording the tape     %7.3f us\n\n", f.add_tape_us);
 
-  std::printf("Matrix products, forward, GFLOP/s, median of %d runs\n", gemm_runs);
+  std::printf("Matrix products, forward, GFLOP/s, median of %d runs\n", f.gemm_runs);
   std::printf("  %-38s %-8s %7s %8s %8s %6s\n", "case", "dtype", "threads", "op", "gemm",
               "op/gemm");
-  for (const Row& r : rows)
+  for (const Row& r : f.rows)
     std::printf("  %-38s %-8s %7d %8.1f %8.1f %6.2f\n", r.label.c_str(), r.dtype.c_str(),
                 r.threads, r.op_gflops, r.gemm_gflops, r.op_gflops / r.gemm_gflops);
   std::printf(
@@ -457,13 +436,26 @@ int bench(const BenchArgs& args) {
       "the ceiling for the op, which also allocates its output.\n\n");
 
   std::printf(
+      "The built-in GEMM against the %s backend, one thread, GFLOP/s, median of %d\n",
+      f.info.backend.c_str(), f.gemm_runs);
+  std::printf("  %-38s %-8s %8s %8s %8s\n", "case", "dtype", f.info.backend.c_str(),
+              "builtin", "ratio");
+  for (const BackendRow& r : f.backend_rows)
+    std::printf("  %-38s %-8s %8.1f %8.1f %8.2f\n", r.label.c_str(), r.dtype.c_str(),
+                r.backend_gflops, r.builtin_gflops, r.builtin_gflops / r.backend_gflops);
+  std::printf("\n");
+}
+
+// The model at the default config, float32 beside float64.
+void print_model(const Figures& f) {
+  std::printf(
       "The model, default config (d_model 128, 4 layers, 4 query heads, 2 K/V heads),\n"
       "%d BLAS thread(s), medians\n",
-      info.threads);
+      f.info.threads);
   std::printf("  %-52s %12s %12s\n", "figure", "float32", "float64");
   auto row = [&](const char* label, double ModelFigures::*field, const char* fmt) {
     std::printf("  %-52s ", label);
-    for (const ModelFigures& m : models) std::printf(fmt, m.*field);
+    for (const ModelFigures& m : f.models) std::printf(fmt, m.*field);
     std::printf("\n");
   };
   row("prefill, 128 tokens, batch 1 (ms)", &ModelFigures::prefill_ms, "%12.2f ");
@@ -479,7 +471,7 @@ int bench(const BenchArgs& args) {
   row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops,
       "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling");
-  for (const ModelFigures& m : models)
+  for (const ModelFigures& m : f.models)
     std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
   std::printf("\n");
   row("training step, 1 BLAS thread (ms)", &ModelFigures::train_step_ms_1thread,
@@ -489,31 +481,45 @@ int bench(const BenchArgs& args) {
   row("GEMM ceiling, 1 thread, GFLOP/s", &ModelFigures::gemm_ceiling_gflops_1thread,
       "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
-  for (const ModelFigures& m : models)
+  for (const ModelFigures& m : f.models)
     std::printf("%12.2f ", m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread);
   std::printf("\n\n");
+}
 
+// Attention at the exaone-4.0-1.2b shape, and what the tracer costs.
+void print_attention_and_tracer(const Figures& f) {
   const double mib = 1 << 20;
   std::printf(
       "One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
       "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
   std::printf("  %-40s %10s %16s %16s\n", "", "ms/token", "repeat_kv MiB", "all ops MiB");
-  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", att.grouped_ms,
-              att.grouped_repeat_bytes / mib, att.grouped_written / mib);
-  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", att.repeat_kv_ms,
-              att.repeat_kv_repeat_bytes / mib, att.repeat_kv_written / mib);
-  std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", att.floor_ms);
+  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", f.att.grouped_ms,
+              f.att.grouped_repeat_bytes / mib, f.att.grouped_written / mib);
+  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", f.att.repeat_kv_ms,
+              f.att.repeat_kv_repeat_bytes / mib, f.att.repeat_kv_written / mib);
+  std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", f.att.floor_ms);
   std::printf(
       "  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
-      att.cache_bytes / mib, att.grouped_ms / att.floor_ms,
-      att.repeat_kv_ms / att.grouped_ms);
+      f.att.cache_bytes / mib, f.att.grouped_ms / f.att.floor_ms,
+      f.att.repeat_kv_ms / f.att.grouped_ms);
 
   std::printf("The tracer, default config, prefill of 128 tokens, float32, medians\n");
-  std::printf("  prefill without a tracer (ms)   %8.2f\n", tr.prefill_ms);
-  std::printf("  prefill with a tracer (ms)      %8.2f  (x%.2f)\n", tr.traced_prefill_ms,
-              tr.traced_prefill_ms / tr.prefill_ms);
-  std::printf("  to_json of that step (ms)       %8.2f  (%.1f MB)\n", tr.to_json_ms,
-              tr.json_bytes / 1e6);
+  std::printf("  prefill without a tracer (ms)   %8.2f\n", f.tr.prefill_ms);
+  std::printf("  prefill with a tracer (ms)      %8.2f  (x%.2f)\n",
+              f.tr.traced_prefill_ms, f.tr.traced_prefill_ms / f.tr.prefill_ms);
+  std::printf("  to_json of that step (ms)       %8.2f  (%.1f MB)\n", f.tr.to_json_ms,
+              f.tr.json_bytes / 1e6);
+}
+
+int bench(const BenchArgs& args) {
+  Figures f = measure(args);
+  if (args.json) {
+    print_json(f);
+    return 0;
+  }
+  print_ops(f);
+  print_model(f);
+  print_attention_and_tracer(f);
   return 0;
 }
 

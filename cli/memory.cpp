@@ -1,5 +1,5 @@
 // memory.cpp: `glassllm memory`: what one decode step moves, for a model
-// shape. The K/V cache bytes come from DESIGN.md's formula and from a cache
+// shape. The K/V cache bytes come from docs/design.md's formula and from a cache
 // actually filled; the repeat_kv figures are counted on the op graph of a
 // real decode step (an attention-only stack of that shape, run through the
 // engine in float32 with an OpGraphRecorder), then scaled to the element
@@ -129,7 +129,7 @@ int memory(const MemoryArgs& a) {
   std::printf(
       "(counted on the op graph of a real decode step in float32, scaled by %zu/4)\n\n",
       es);
-  // DESIGN.md: 2 * B * L * m * Hkv * hd * bytes_per_element.
+  // docs/design.md: 2 * B * L * m * Hkv * hd * bytes_per_element.
   const double per_layer = 2.0 * 1 * s.ctx * s.kv_heads * s.head_dim * double(es);
   std::printf("K/V cache, 2 * B * L * m * Hkv * hd * %zu bytes:\n", es);
   std::printf("  per layer  %-28s recorded %s\n", mib(per_layer).c_str(),

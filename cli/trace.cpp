@@ -47,7 +47,7 @@ struct TraceArgs {
   std::string prompt, out, html, attention = "repeat_kv", layers, heads;
   std::size_t steps = 16, top_k = 5;
   int precision = 6;
-  bool grads = false;
+  bool grads = false, attention_only = false;
 };
 
 std::vector<std::size_t> parse_indices(const std::string& text, const char* what,
@@ -163,6 +163,7 @@ int trace(const TraceArgs& a) {
   opt.precision = a.precision;
   opt.top_k = a.top_k;
   opt.grads = a.grads;
+  opt.vectors = !a.attention_only;
 
   // The character tokenizer of GlassLM's own models, or a Hugging Face one.
   const bool hf = !ckpt.tokenizer;
@@ -225,6 +226,10 @@ Command register_trace(CLI::App& app) {
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_flag("--grads", a->grads,
                 "Also record d log p(next token) / d snapshot for every snapshot");
+  sub->add_flag("--attention-only", a->attention_only,
+                "Record only the attention scores and weights: no residual, q, k, v or "
+                "attention-output vectors (a smaller page; the inspector's Q\u00b7K view "
+                "then has no vectors to show)");
   sub->add_option("--layers", a->layers,
                   "Blocks to snapshot, e.g. 0,3 or 0-5 (default: all)");
   sub->add_option("--heads", a->heads,

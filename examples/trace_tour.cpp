@@ -61,14 +61,15 @@ int main() {
   // doc:end score
 
   // doc:begin masked
-  // The prefill's scores and probabilities for head 0, query 1 (position 1):
-  // key 2 is later, so it is masked (NaN here, null in the JSON) and gets
-  // probability exactly 0.
-  const Snapshot& masked = steps[0].snapshot("attn.scores_masked", 0);  // [1, 4, 3, 3]
+  // The prefill's scores and probabilities for head 0, query 1 (position 1).
+  // The scores are recorded before the mask; key 2 is later than the query,
+  // so the mask hides it and it gets probability exactly 0. (The masked
+  // scores are not stored: any reader hides the keys after the query.)
+  const Snapshot& scores = steps[0].snapshot("attn.scores", 0);  // [1, 4, 3, 3]
   const Snapshot& probs = steps[0].snapshot("attn.softmax", 0);
   for (std::size_t j = 0; j < 3; ++j)
-    std::printf("key %zu: score %9.6f  probability %.6f\n", j, masked.data[3 + j],
-                probs.data[3 + j]);
+    std::printf("key %zu: score %9.6f%s  probability %.6f\n", j, scores.data[3 + j],
+                j > 1 ? " (masked)" : "", probs.data[3 + j]);
   // doc:end masked
 
   // doc:begin links

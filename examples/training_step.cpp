@@ -1,7 +1,7 @@
-// training_step.cpp: one training step by hand on a tiny model: a batch of
-// the copy task, the loss, backward, gradient clipping, one AdamW update,
-// and the loss after it. Quoted by docs/08-training.md; `glassllm train`
-// repeats exactly this step (glassllm/train/train.cpp).
+// training_step.cpp: one training step on a tiny model: a batch of the copy
+// task, then train_step (the loss, backward, gradient clipping, one AdamW
+// update), and the loss after it. Quoted by docs/08-training.md; `glassllm
+// train` calls the same train_step at every step (glassllm/train/train.cpp).
 #include <cstdio>
 
 #include "glassllm/fast/blas.h"
@@ -9,6 +9,7 @@
 #include "glassllm/model/model.h"
 #include "glassllm/train/optim.h"
 #include "glassllm/train/tasks.h"
+#include "glassllm/train/train.h"
 
 using namespace glassllm;
 
@@ -45,29 +46,26 @@ int main() {
   cfg.d_ff = 64;
   cfg.max_len = 40;
   GlassLM model(cfg, /*seed=*/0);
-  NamedTensors params = model.named_parameters();
-  for (auto& [name, w] : params) w.requires_grad_();
-  AdamW opt(params, /*lr=*/1e-2);  // beta1 0.9, beta2 0.95, eps 1e-8, weight_decay 0.1
-
-  // 1. The loss: mean cross-entropy over the counted targets, full forward.
-  Tensor loss = model.loss(batch.tokens, batch.targets);
-  std::printf("loss before: %.4f (ln 98 = 4.5850: every token equally likely)\n",
-              loss.item());
-  // 2. Gradients of every weight.
-  loss.backward();
-  // 3. Clip: if the global norm exceeds 0.5, scale every gradient down to norm 0.5.
-  double norm = clip_grad_norm(params, /*max_norm=*/0.5);
-  double clipped = clip_grad_norm(params, /*max_norm=*/0);  // 0: only measure
-  std::printf("gradient norm: %.4f before clipping, %.4f after\n", norm, clipped);
-  // 4. One AdamW update, in place; then forget the gradients.
+  // AdamW's other settings: beta1 0.9, beta2 0.95, eps 1e-8, weight_decay 0.1.
+  AdamW opt(model.named_parameters(), /*lr=*/1e-2);
   Tensor w = model.parameter("model.layers.0.self_attn.q_proj.weight");
   double before = w.at({0, 0});
-  opt.step();
-  opt.zero_grad();
+
+  // One step, the one `glassllm train` takes each time (train.h):
+  //   1. loss = model.loss(tokens, targets): the mean cross-entropy over the
+  //      counted targets, from one full forward;
+  //   2. loss.backward(): the gradients of every weight;
+  //   3. clip_grad_norm: if their global norm exceeds 0.5, every gradient is
+  //      scaled down to norm 0.5;
+  //   4. opt.step(), then opt.zero_grad(): one AdamW update, in place.
+  StepResult step = train_step(model, opt, batch, /*clip=*/0.5);
+  std::printf("loss before: %.4f (ln 98 = 4.5850: every token equally likely)\n",
+              step.loss);
+  std::printf("gradient norm: %.4f before clipping to 0.5\n", step.grad_norm);
   std::printf(
       "q_proj[0,0]: %+.6f -> %+.6f (the first Adam step moves each weight by about lr)\n",
       before, w.at({0, 0}));
-  // 5. The same batch again.
+  // The same batch again.
   std::printf("loss after: %.4f\n", model.loss(batch.tokens, batch.targets).item());
   // doc:end step
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The README's first command: install what is missing, build, check every
-# op's gradient, run the bundled model on a default prompt, and trace it into
-# the attention inspector (one self-contained page).
+# The README's first command: install what building and running need (only
+# that: no test tools), build, check every op's gradient, run the bundled
+# model on a default prompt, and trace it into the attention inspector (one
+# self-contained page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/install-deps.sh run
+bash scripts/build.sh -DGLASSLLM_TESTS=OFF
 ./build/glassllm gradcheck
 echo
 echo "The bundled model (models/demo) copying a string it has never seen:"

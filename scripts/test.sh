@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's second command: install what is missing, build, run every test.
+# The README's second command: install what building and the tests need,
+# build, run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/install-deps.sh test
+bash scripts/build.sh -DGLASSLLM_TESTS=ON
 ctest --test-dir build --output-on-failure -j"$(nproc)"

@@ -16,7 +16,26 @@ size=$(stat -c %s "$work/t.json")
 [ "$size" -lt 10000000 ] || fail "default trace is $size bytes"
 echo "default-config trace, 64-token prompt + 16 decode steps: $size bytes"
 grep -q '"format":"glassllm-trace"' "$work/t.json" || fail "no format field"
-grep -q '"version":1' "$work/t.json" || fail "no version field"
+grep -q '"version":2' "$work/t.json" || fail "no version field"
+
+# --attention-only: only the scores and weights, in a file a third smaller or more.
+"$bin" trace "$work/m" --prompt "$prompt" --steps 16 --attention-only --out "$work/a.json" >/dev/null ||
+  fail "trace --attention-only"
+grep -q '"name":"attn.q"' "$work/a.json" && fail "--attention-only recorded attn.q"
+grep -q '"name":"resid.in"' "$work/a.json" && fail "--attention-only recorded resid.in"
+grep -q '"name":"attn.softmax"' "$work/a.json" || fail "--attention-only lost attn.softmax"
+grep -q '"vectors":false' "$work/a.json" || fail "--attention-only is not in the options"
+lean=$(stat -c %s "$work/a.json")
+[ $((lean * 3)) -le $((size * 2)) ] || fail "--attention-only trace is $lean bytes against $size"
+echo "the same with --attention-only: $lean bytes"
+
+# Window resets record one row each: 128 + 16 (16 resets) stays under 15 MB.
+long=$(printf 'The quick brown fox jumps over the lazy dog; pack my box with five dozen liquor jugs. %.0s' 1 2)
+"$bin" trace "$work/m" --prompt "${long:0:128}" --steps 16 --out "$work/w.json" >/dev/null || fail "trace 128+16"
+grep -c '"kind":"window_reset"' "$work/w.json" >/dev/null || fail "no window reset"
+wsize=$(stat -c %s "$work/w.json")
+[ "$wsize" -lt 15000000 ] || fail "128 + 16 trace is $wsize bytes"
+echo "default-config trace, 128-token prompt + 16 steps (16 window resets): $wsize bytes"
 
 # The repeat_kv path writes repeat_kv nodes; the grouped path none.
 "$bin" trace "$work/m" --prompt "ab" --steps 2 --out "$work/r.json" >/dev/null || fail "trace repeat_kv"
@@ -37,7 +56,7 @@ fi
 one_line_error "--layers: 4 is out of range [0, 4)" "$bin" trace "$work/m" --prompt ab --layers 4 --out "$work/x.json"
 one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$work/x.json"
 
-# memory: the exaone-4.0-1.2b preset at float16 (DESIGN.md's cache formula,
+# memory: the exaone-4.0-1.2b preset at float16 (docs/design.md's cache formula,
 # and the article's figures: 60 repeats, 960 MiB, 1.88 GiB written + read).
 out=$("$bin" memory --preset exaone-4.0-1.2b --dtype float16) || fail "memory: $out"
 echo "$out"

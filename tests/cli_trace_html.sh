@@ -11,7 +11,7 @@ prompt='a</script><script>alert(1)</script><!--<script> b'
 out=$("$bin" trace "$work/m" --prompt "$prompt" --steps 1 --html "$work/p.html") || fail "trace --html: $out"
 echo "$out" | grep -q "wrote $work/p.html: 2 steps" || fail "summary: $out"
 [ ! -e "$work/p.html.tmp" ] || fail "temporary file left behind"
-grep -q '<script type="application/json" id="trace">{"format":"glassllm-trace","version":1,' "$work/p.html" || fail "no embedded trace"
+grep -q '<script type="application/json" id="trace">{"format":"glassllm-trace","version":2,' "$work/p.html" || fail "no embedded trace"
 [ "$(grep -o '<script' "$work/p.html" | wc -l)" -eq "$(grep -o '</script>' "$work/p.html" | wc -l)" ] ||
   fail "unbalanced script elements"
 grep -q 'alert(1)' "$work/p.html" && fail "the prompt's text appears unescaped"

@@ -13,10 +13,10 @@ out=$("$doccheck" "$data/pass" "$data/build" 2>&1) || fail "pass page reported s
 [ "$out" = "doccheck: 3 blocks, 0 stale" ] || fail "pass page: $out"
 
 out=$("$doccheck" "$data/fail" "$data/build" 2>&1) && fail "fail page passed: $out"
-printf '%s\n' "$out" | grep -qx "doccheck: 9 blocks, 9 stale" || fail "fail page: $out"
+grep -qx "doccheck: 9 blocks, 9 stale" <<<"$out" || fail "fail page: $out"
 # Each stale block is named by the line of its opening fence.
 for line in 7 14 25 36 45 56 66 75 80; do
-  printf '%s\n' "$out" | grep -q "page.md:$line: block" || fail "block at line $line not reported: $out"
+  grep -q "page.md:$line: block" <<<"$out" || fail "block at line $line not reported: $out"
 done
 
 # --update on copies: the stale blocks become the program's output, and the

@@ -142,7 +142,8 @@ TEST_CASE("model: attention paths and cache modes parse from their names and bac
 // ---- weights ---------------------------------------------------------------------
 
 TEST_CASE(
-    "model: the model's weights have Hugging Face Llama names and DESIGN.md's shapes") {
+    "model: the model's weights have Hugging Face Llama names and docs/design.md's "
+    "shapes") {
   Config c = tiny();
   GlassLM model(c, 0);
   const std::size_t V = 16, D = 16, F = 24, hd = 4, H = 4, Hkv = 2;

@@ -2,7 +2,7 @@
 // repeat_kv, rmsnorm, rope and causal_softmax.
 //
 // Expected values are worked out by hand (the arithmetic is in the comments)
-// or computed by naive loops that spell out DESIGN.md's formulas; never by
+// or computed by naive loops that spell out docs/design.md's formulas; never by
 // the engine itself. Every backward is also compared with central finite
 // differences in float64 (check_gradient below).
 #include <doctest/doctest.h>
@@ -33,7 +33,7 @@ void check_values(const Tensor& t, const std::vector<double>& expected, double t
   }
 }
 
-// DESIGN.md's RoPE, literally, for one vector x of length hd at position p:
+// docs/design.md's RoPE, literally, for one vector x of length hd at position p:
 //   cos = [cos(a), cos(a)], sin = [sin(a), sin(a)], a_i = p * theta^(-2i/hd)
 //   rope(x) = x * cos + rotate_half(x) * sin,
 //   rotate_half(x) = concat(-x[hd/2:], x[:hd/2]).
@@ -217,7 +217,7 @@ TEST_CASE("rope rotates a hd=2 vector at position p by the angle p") {
   }
 }
 
-TEST_CASE("rope follows DESIGN.md's rotate-half formula for hd=8 and any start") {
+TEST_CASE("rope follows docs/design.md's rotate-half formula for hd=8 and any start") {
   // x [B=2, H=3, T=4, hd=8] at positions 9..12; compare each vector with the
   // literal formula (naive_rope).
   const double theta = 500.0;
@@ -315,7 +315,7 @@ TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") 
 
 namespace {
 
-// DESIGN.md's causal mask written out: 1 where row r (query at position
+// docs/design.md's causal mask written out: 1 where row r (query at position
 // query_start + r % T) must not see column j (key at position key_start + j).
 Tensor hidden_mask(std::size_t R, std::size_t m, std::size_t query_start,
                    std::size_t key_start, std::size_t T) {

@@ -432,23 +432,32 @@ TEST_CASE("linear names both shapes when x's features do not match weight's") {
       std::invalid_argument);
 }
 
-TEST_CASE("blas_info names the kernels and uses every core by default") {
+TEST_CASE("blas_info names the backend and its kernels and uses every core by default") {
   BlasInfo info = blas_info();
+  CAPTURE(info.backend);
   CAPTURE(info.library);
   CAPTURE(info.core);
   CAPTURE(info.config);
-  CHECK(info.library.find("libopenblas") != std::string::npos);
+  if (info.backend == "openblas")
+    CHECK(info.library.find("libopenblas") != std::string::npos);
+  else if (info.backend == "builtin")
+    CHECK(info.library.rfind("none", 0) == 0);
+  else
+    CHECK(info.backend == "system");
+  CHECK_FALSE(info.library.empty());
   CHECK_FALSE(info.core.empty());
   CHECK_FALSE(info.config.empty());
-  // The default: GLASSLLM_THREADS if set, else the number of cores.
+  // The default: GLASSLLM_THREADS if set, else the number of cores (the
+  // system backend leaves threads to the library and reports 0).
   const char* env = std::getenv("GLASSLLM_THREADS");
   int expected =
       env ? std::atoi(env) : int(std::max(1u, std::thread::hardware_concurrency()));
-  CHECK(info.threads == expected);
+  const bool ours = info.backend != "system";
+  CHECK(info.threads == (ours ? expected : 0));
   set_blas_threads(2);
-  CHECK(blas_info().threads == 2);
+  CHECK(blas_info().threads == (ours ? 2 : 0));
   set_blas_threads(1);
-  CHECK(blas_info().threads == 1);
+  CHECK(blas_info().threads == (ours ? 1 : 0));
   CHECK_THROWS_WITH_AS(
       set_blas_threads(0),
       doctest::Contains("set_blas_threads: need at least 1 thread, got 0"),

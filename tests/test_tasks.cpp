@@ -1,6 +1,8 @@
 // test_tasks.cpp: the synthetic tasks and make_batch. Examples are checked
 // against answers computed here, independently of the generators, and the
 // batch's targets against the predictable positions, one by one.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -150,8 +152,9 @@ TEST_CASE("make_batch says when max_len cannot hold an example") {
 
 TEST_CASE("text:FILE trains on windows of the first 90% and holds out the last 10%") {
   Tokenizer tok;
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "glassllm_test_text.txt").string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("glassllm_test_text_" + std::to_string(::getpid()) + ".txt"))
+                               .string();
   {
     std::ofstream f(path);
     for (int i = 0; i < 90; ++i) f << 'a';  // tokens 0..89: training part

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
@@ -144,14 +145,16 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "masked scores are marked, their probabilities are exactly 0, every row sums to 1") {
+    "keys after the query get probability exactly 0, every row sums to 1, the masked "
+    "scores are not stored") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
     GlassLM model = tiny(path);
     Tracer tracer;
     run(model, 1, &tracer);
     const TraceStep& prefill = tracer.steps()[0];
-    const Snapshot& masked = prefill.snapshot("attn.scores_masked", 1);
+    // They follow from the raw scores: a reader hides every key after its query.
+    CHECK_THROWS_AS(prefill.snapshot("attn.scores_masked", 1), std::out_of_range);
     const Snapshot& raw = prefill.snapshot("attn.scores", 1);
     const Snapshot& probs = prefill.snapshot("attn.softmax", 1);
     // [1, 4, 5, 5]: query t (position t) sees key j iff j <= t.
@@ -161,13 +164,11 @@ TEST_CASE(
         for (std::size_t j = 0; j < 5; ++j) {
           std::size_t i = (h * 5 + t) * 5 + j;
           CAPTURE(i);
-          if (j > t) {
-            CHECK(std::isnan(masked.data[i]));
+          CHECK(std::isfinite(raw.data[i]));  // scores are recorded before the mask
+          if (j > t)
             CHECK(probs.data[i] == 0.0);
-          } else {
-            CHECK(masked.data[i] == raw.data[i]);
+          else
             CHECK(probs.data[i] > 0.0);
-          }
           row += probs.data[i];
         }
         CHECK(row == doctest::Approx(1.0).epsilon(1e-12));
@@ -309,9 +310,7 @@ TEST_CASE(
         if (t == 4) visible += std::fabs(g);
       }
   CHECK(visible > 0);
-  // log p depends on the last position's residual stream; the snapshot
-  // without a tensor of its own (scores_masked) has no gradient.
-  CHECK(step.snapshot("attn.scores_masked", 1).grad.empty());
+  // log p depends on the last position's residual stream.
   const Snapshot& resid = step.snapshot("resid.in", 0);
   double last = 0;
   for (std::size_t d = 0; d < 16; ++d) last += std::fabs(resid.grad[4 * 16 + d]);
@@ -375,6 +374,62 @@ TEST_CASE("generate through a full window: a window_reset step restarts position
   CHECK(steps[5].kind == "window_reset");
   // Links prefill -> 5 -> 6 -> 7, 2 layers, K and V; none across a reset.
   CHECK(tracer.cache_links().size() == 3 * 2 * 2);
+  // A reset records only the row of the token it runs for the first time,
+  // the last one: the other rows re-run the previous window.
+  for (std::size_t s : {4, 5}) {
+    CAPTURE(s);
+    CHECK(steps[s].rows_start == 7);
+    CHECK(steps[s].rows_count == 1);
+    CHECK(steps[s].snapshot("attn.softmax", 1).shape == Shape{1, 4, 1, 8});
+    CHECK(steps[s].snapshot("resid.in", 0).shape == Shape{1, 1, 16});
+  }
+  CHECK(steps[0].rows_start == 0);
+  CHECK(steps[0].rows_count == 5);
+  CHECK(steps[3].rows_start == 7);
+  CHECK(steps[3].rows_count == 1);
+}
+
+TEST_CASE("a reset's recorded row is the last row of the whole window's computation") {
+  // The same window run as a prefill: its last row must equal the row the
+  // reset recorded (the model is deterministic; positions start at 0 in both).
+  GlassLM model = tiny(Attention::grouped, 8);
+  std::vector<std::int64_t> out;
+  std::vector<TraceStep> steps;
+  {
+    Tracer tracer;
+    GenerateOptions gen;
+    gen.max_new_tokens = 5;
+    gen.on_step = [&](const Tensor&, std::int64_t next) { tracer.set_next_token(next); };
+    out = model.generate({1, 2, 3, 4, 5}, gen);
+    steps = tracer.steps();
+  }
+  REQUIRE(steps.back().kind == "window_reset");
+  const std::vector<std::int64_t> window(out.end() - 9, out.end() - 1);  // its 8 tokens
+  Tracer again;
+  {
+    no_grad guard;
+    model.forward(window, nullptr, 0);
+  }
+  const Snapshot& full = again.steps()[0].snapshot("attn.softmax", 1);  // [1, 4, 8, 8]
+  const Snapshot& row = steps.back().snapshot("attn.softmax", 1);       // [1, 4, 1, 8]
+  REQUIRE(full.shape == Shape{1, 4, 8, 8});
+  for (std::size_t h = 0; h < 4; ++h)
+    for (std::size_t j = 0; j < 8; ++j)
+      CHECK(row.data[h * 8 + j] ==
+            doctest::Approx(full.data[(h * 8 + 7) * 8 + j]).epsilon(1e-6));
+}
+
+TEST_CASE("vectors = false keeps only the attention scores and weights") {
+  GlassLM model = tiny();
+  TraceOptions opt;
+  opt.vectors = false;
+  Tracer tracer(opt);
+  run(model, 1, &tracer);
+  for (const TraceStep& step : tracer.steps()) {
+    std::set<std::string> names;
+    for (const Snapshot& s : step.snapshots) names.insert(s.name);
+    CHECK(names == std::set<std::string>{"attn.scores", "attn.softmax"});
+  }
 }
 
 TEST_CASE("traces validate against docs/trace.schema.json") {
@@ -396,11 +451,14 @@ TEST_CASE("traces validate against docs/trace.schema.json") {
     nlohmann::json doc = nlohmann::json::parse(tracer.to_json());
     CHECK(schema_errors(doc) == "");
     CHECK(doc["format"] == "glassllm-trace");
-    CHECK(doc["version"] == 1);
-    // Masked scores are written as null.
-    const auto& prefill = doc["steps"][0]["snapshots"];
-    for (const auto& s : prefill)
-      if (s["name"] == "attn.scores_masked") CHECK(s["data"][1].is_null());
+    CHECK(doc["version"] == 2);
+    // No masked scores (they follow from the raw scores); every row of the
+    // prefill, one row of each reset.
+    for (const auto& step : doc["steps"]) {
+      for (const auto& s : step["snapshots"]) CHECK(s["name"] != "attn.scores_masked");
+      const std::size_t rows = step["kind"] == "window_reset" ? 1 : step["tokens"].size();
+      CHECK(step["rows"]["count"] == rows);
+    }
     // A broken document does not validate.
     doc.erase("format");
     CHECK(schema_errors(doc) != "");

@@ -2,6 +2,9 @@
 // repeats an uninterrupted run bit for bit, an interrupted save loses
 // nothing, and a run is never overwritten silently. Runs single-threaded
 // (set_blas_threads(1)): results repeat bit for bit only for one thread count.
+#include <unistd.h>
+
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,10 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh, empty place for a run; removed again by the destructor.
+// A fresh, empty place for a run; removed again by the destructor. The
+// process id keeps two test runs at once (two build folders) apart.
 struct TempRun {
   explicit TempRun(const std::string& name)
-      : path((fs::temp_directory_path() / ("glassllm_test_" + name)).string()) {
+      : path((fs::temp_directory_path() /
+              ("glassllm_test_" + name + "_" + std::to_string(::getpid())))
+                 .string()) {
     clean();
   }
   ~TempRun() { clean(); }
@@ -66,6 +72,72 @@ std::vector<std::vector<double>> losses(const std::string& dir) {
 }
 
 }  // namespace
+
+TEST_CASE("train_step: one SGD update w - lr * clipped grad, with the loss and norm") {
+  set_blas_threads(1);
+  Tokenizer tok;
+  auto task = make_task("copy", tok);
+  Batch batch = make_batch(*task, tok, 0, 0, 2, 40, Split::train);
+  Config cfg;
+  cfg.vocab_size = tok.vocab_size();
+  cfg.d_model = 8;
+  cfg.n_layers = 1;
+  cfg.n_heads = 2;
+  cfg.n_kv_heads = 1;
+  cfg.d_ff = 16;
+  cfg.max_len = 40;
+  GlassLM model(cfg, 3, DType::float64);
+
+  // The expected step, worked out here from a copy of the model: the loss,
+  // every gradient, their global norm, and the factor clipping scales by.
+  GlassLM copy = model.to(DType::float64);
+  Tensor loss = copy.loss(batch.tokens, batch.targets);
+  loss.backward();
+  double sum_sq = 0;
+  for (const auto& [name, w] : copy.named_parameters())
+    for (double g : w.grad().to_vector()) sum_sq += g * g;
+  const double norm = std::sqrt(sum_sq), clip = 0.5 * norm;  // clipping will act
+  const double scale = clip / (norm + 1e-6), lr = 0.1;
+
+  SGD opt(model.named_parameters(), lr);  // no momentum, no weight decay
+  StepResult r = train_step(model, opt, batch, clip);
+  CHECK(r.updated);
+  CHECK(r.loss == doctest::Approx(loss.item()).epsilon(1e-12));
+  CHECK(r.grad_norm == doctest::Approx(norm).epsilon(1e-12));
+  for (const auto& [name, w] : model.named_parameters()) {
+    CAPTURE(name);
+    const Tensor& before = copy.parameter(name);
+    std::vector<double> now = w.to_vector(), old = before.to_vector(),
+                        g = before.grad().to_vector();
+    for (std::size_t i = 0; i < now.size(); ++i)
+      REQUIRE(now[i] == doctest::Approx(old[i] - lr * scale * g[i]).epsilon(1e-12));
+    CHECK_FALSE(w.grad().defined());  // forgotten after the step
+  }
+}
+
+TEST_CASE("train_step leaves the weights alone when the loss is not finite") {
+  Tokenizer tok;
+  auto task = make_task("copy", tok);
+  Batch batch = make_batch(*task, tok, 0, 0, 1, 40, Split::train);
+  Config cfg;
+  cfg.vocab_size = tok.vocab_size();
+  cfg.d_model = 8;
+  cfg.n_layers = 1;
+  cfg.n_heads = 2;
+  cfg.n_kv_heads = 1;
+  cfg.d_ff = 16;
+  cfg.max_len = 40;
+  GlassLM model(cfg, 3);
+  std::vector<double> poisoned = model.norm.to_vector();
+  poisoned[0] = std::nan("");  // every logit becomes nan
+  model.norm.mutable_data<float>()[0] = float(poisoned[0]);
+  std::vector<double> lm_head = model.lm_head.to_vector();
+  SGD opt(model.named_parameters(), 0.1);
+  StepResult r = train_step(model, opt, batch, 1.0);
+  CHECK_FALSE(r.updated);
+  CHECK(std::isnan(r.loss));
+  CHECK(model.lm_head.to_vector() == lm_head);
+}
 
 TEST_CASE("a short training run lowers the copy loss below half its start") {
   set_blas_threads(1);

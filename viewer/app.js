@@ -495,7 +495,7 @@ function describeCell(layer, head, r, c, v) {
     "): " +
     MODE_NAMES[state.mode] +
     " = " +
-    (head === "mean" && typeof v === "number" ? fmt(v) : showValue(v))
+    (head === "mean" && typeof v === "number" ? fmt(v) : showValue(rounded(v, traceDigits(t.doc))))
   );
 }
 
@@ -611,6 +611,7 @@ function drawAttention(shrink) {
       const [lo, hi] = matrixRange(mat);
       lim = Math.max(lim, Math.abs(lo), Math.abs(hi));
     }
+  lim = rounded(lim, traceDigits(d)); // as the trace wrote it
   // The legend first: it sits above the grid, so it moves the grid's top.
   const what = isScores() ? MODE_NAMES[state.mode] : "softmax";
   if (isScores())
@@ -645,11 +646,16 @@ function drawAttention(shrink) {
   );
   const rows = [];
   if (state.summaryMaps) {
-    const n = layers.length;
-    const across = Math.max(1, Math.min(n, Math.floor(width / 170)));
+    // As many maps across as make them largest while all fit on the screen.
+    const n = Math.max(1, layers.length);
+    let across = 1,
+      best = 0;
+    for (let k = 1; k <= n; k++) {
+      const side = Math.min(width / k - 14, avail / Math.ceil(n / k) - 12);
+      if (side > best) [across, best] = [k, side];
+    }
     const tileW = Math.floor(width / across) - 14;
-    const lines = Math.ceil(n / across);
-    const tileH = Math.max(90, Math.min(tileW, Math.floor(avail / lines) - 12));
+    const tileH = Math.max(90, Math.floor(best));
     const tiles = layers
       .filter((l) => maps.has(l + "|mean"))
       .map((layer) => {
@@ -1192,7 +1198,7 @@ function renderCompare() {
     state.cmpHead = g.at && heads.includes(g.at.head) ? g.at.head : heads[0];
   sel.value = String(state.cmpHead);
   const headSel = state.cmpHead;
-  const mat = diffMatrix(g, headSel);
+  const mat = diffMatrix(g, headSel, r.digits);
   let lim = 0;
   for (let i = 0; i < mat.rows; i++)
     for (let j = 0; j < mat.cols; j++) {

@@ -159,6 +159,8 @@ function renderQk() {
       "; softmax over the keys at positions up to " +
       r.query.pos +
       ".";
+  const digits = traceDigits(t.doc);
+  const list = (v) => "[" + Array.from(v, (x) => rounded(x, digits)).join(", ") + "]";
   const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
   const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
   const th = (text) => el("th", { scope: "col", text });
@@ -180,7 +182,7 @@ function renderQk() {
     { class: "qrow" },
     el("td", { text: String(r.query.pos) }),
     el("td", { class: "tokcell", text: "q: " + showText((r.query.tok || { text: "?" }).text) }),
-    el("td", {}, r.q ? vectorStrip(r.q, lim, "q = [" + r.q.join(", ") + "]") : "not recorded"),
+    el("td", {}, r.q ? vectorStrip(r.q, lim, "q = " + list(r.q)) : "not recorded"),
     el("td", { colspan: 6, text: "the query vector of head " + head }),
   );
   const body = r.keys.map((k) =>

@@ -1,5 +1,6 @@
 // screenshots.mjs: the pictures of docs/12-inspector.md, taken from the real
-// page in headless Debian Chromium. Run by hand after a build:
+// page in headless Debian Chromium at a projector's 1024x768 and at
+// 1600x1000. Run by hand after a build:
 //   node viewer/screenshots.mjs docs/images
 import fs from "node:fs";
 import os from "node:os";
@@ -14,68 +15,75 @@ const at = (f) => path.join(work, f);
 // pictures show attention that has learned something.
 const model = path.join(root, "models/demo");
 const prompt = "C abcXYZ=";
+const trace = (...args) => glassllm("trace", model, "--prompt", prompt, "--steps", "6", ...args);
+trace("--html", at("r.html"), "--out", at("r.json"));
+trace("--attention", "grouped", "--out", at("g.json"));
+trace("--grads", "--html", at("d.html"));
+// A model with as many layers and heads as a 1B one (random weights).
 glassllm(
-  "trace",
-  model,
-  "--prompt",
-  prompt,
-  "--steps",
-  "6",
-  "--html",
-  at("r.html"),
+  "init",
   "--out",
-  at("r.json"),
+  at("big"),
+  "--n-layers",
+  "30",
+  "--n-heads",
+  "32",
+  "--n-kv-heads",
+  "8",
+  "--d-model",
+  "256",
+  "--d-ff",
+  "256",
 );
-glassllm(
-  "trace",
-  model,
-  "--prompt",
-  prompt,
-  "--steps",
-  "6",
-  "--attention",
-  "grouped",
-  "--out",
-  at("g.json"),
-);
-glassllm("trace", model, "--prompt", prompt, "--steps", "6", "--grads", "--html", at("d.html"));
+glassllm("trace", at("big"), "--prompt", "C abcXYZ=", "--steps", "1", "--html", at("big.html"));
 
 const { context, close } = await launch();
 const page = await context.newPage();
-await page.setViewportSize({ width: 1280, height: 900 });
-const shot = async (name, clip) =>
-  page.screenshot({ path: path.join(out, "inspector-" + name + ".png"), fullPage: !clip, clip });
-await page.goto(fileUrl(at("r.html")));
-await page.waitForSelector('body[data-ready="1"]');
+const shot = (name) => page.screenshot({ path: path.join(out, "inspector-" + name + ".png") });
+const open = async (file, width, height) => {
+  await page.setViewportSize({ width, height });
+  await page.goto(fileUrl(at(file)));
+  await page.waitForSelector('body[data-ready="1"]');
+};
+
+await open("r.html", 1024, 768);
+await shot("projector"); // every layer on a 1024x768 screen
+await open("r.html", 1600, 1000);
+await shot("tour");
+await page.click('canvas[data-layer="3"][data-head="2"]');
+await page.click("#zoom-fill");
 await page.keyboard.press("ArrowRight");
 await page.keyboard.press("ArrowRight");
-await shot("tour", { x: 0, y: 0, width: 1280, height: 900 });
-await page.keyboard.press("Home");
-await page.click('canvas[data-layer="1"][data-head="2"]');
 const box = await page.locator("#zoom-canvas").boundingBox();
-await page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.75);
-const zoom = await page.locator("#panel-attention").boundingBox();
-await shot("zoom", { x: 0, y: zoom.y - 10, width: 1280, height: Math.min(760, zoom.height) });
+await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.8);
+await shot("zoom");
 await page.keyboard.press("Escape");
+await page.check('input[value="attn.scores"]');
+await shot("scores");
+await page.check('input[value="attn.softmax"]');
+await page.click("#present");
+await shot("present");
+await page.click("#present-exit");
+await page.click('#timeline [data-step="3"]');
+await page.click("[data-tab=qk]");
+await page.selectOption("#qk-layer", "3");
+await page.selectOption("#qk-head", "2");
+await page.click("#panel-qk details.explain summary");
+await shot("qk");
 await page.click("[data-tab=cache]");
-await page.keyboard.press("End");
-const cache = await page.locator("#panel-cache").boundingBox();
-await shot("cache", { x: 0, y: cache.y - 10, width: 1280, height: 640 });
+await shot("cache");
 await page.click("[data-tab=graph]");
-await page.click('#timeline [data-step="1"]');
-const graph = await page.locator("#panel-graph").boundingBox();
-await shot("graph", { x: 0, y: graph.y - 10, width: 1280, height: 760 });
+await shot("graph");
 await page.click("[data-tab=compare]");
 await page.setInputFiles("#compare-file", at("g.json"));
 await page.waitForSelector("#compare-max");
-const cmp = await page.locator("#panel-compare").boundingBox();
-await shot("compare", { x: 0, y: cmp.y - 10, width: 1280, height: Math.min(900, cmp.height + 20) });
-await page.goto(fileUrl(at("d.html")));
-await page.waitForSelector('body[data-ready="1"]');
+await shot("compare");
+await open("d.html", 1600, 1000);
 await page.click("[data-tab=grads]");
 await page.click('#timeline [data-step="3"]');
-const gr = await page.locator("#panel-grads").boundingBox();
-await shot("grads", { x: 0, y: gr.y - 10, width: 1280, height: gr.height + 20 });
+await shot("grads");
+await open("big.html", 1600, 1000);
+await shot("big");
 await close();
 fs.rmSync(work, { recursive: true, force: true });
 console.log("wrote inspector-*.png to " + out);

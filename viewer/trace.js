@@ -210,9 +210,23 @@ function checkTrace(doc) {
           fail(at + " has " + snap.shape[3] + " keys, but the step attends over " + s.keys.count);
       }
       for (const field of ["data", "grad"]) {
+        if (field === "grad" && snap[field] === undefined) continue;
+        // Version 2 packs the values in a base64 string: unpack it here.
+        if (typeof snap[field] === "string") {
+          const values = unpackValues(snap[field], doc.dtype);
+          if (values === null)
+            fail(
+              at +
+                "." +
+                field +
+                " is neither a list of numbers nor base64 of " +
+                doc.dtype +
+                " values",
+            );
+          snap[field] = values;
+        }
         const v = snap[field];
-        if (field === "grad" && v === undefined) continue;
-        if (!Array.isArray(v) || v.length !== n)
+        if (!(Array.isArray(v) || ArrayBuffer.isView(v)) || v.length !== n)
           fail(
             at +
               " (" +
@@ -227,9 +241,10 @@ function checkTrace(doc) {
               snap.shape +
               "]",
           );
-        for (let j = 0; j < v.length; j++)
-          if (typeof v[j] !== "number" && v[j] !== null)
-            fail(at + "." + field + "[" + j + "] must be a number or null, not " + show(v[j]));
+        if (Array.isArray(v))
+          for (let j = 0; j < v.length; j++)
+            if (typeof v[j] !== "number" && v[j] !== null)
+              fail(at + "." + field + "[" + j + "] must be a number or null, not " + show(v[j]));
       }
     });
     const graph = object(s.graph, where + ".graph");
@@ -256,6 +271,41 @@ function checkTrace(doc) {
     }
   });
 }
+
+// Significant digits of a trace's numbers, and a number rounded to them: a
+// packed float32 of 0.0768493 reads back as 0.07684930413961411, and is
+// shown (and compared) as the 0.0768493 the tracer wrote.
+function traceDigits(doc) {
+  const p = doc.options.precision;
+  return p > 0 ? p : doc.dtype === "float32" ? 9 : 17;
+}
+function rounded(v, digits) {
+  return typeof v === "number" && Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
+}
+
+// The values of a packed tensor: base64 of little-endian float32 (or
+// float64) numbers. null if the text is not that.
+function unpackValues(text, dtype) {
+  const width = dtype === "float64" ? 8 : 4;
+  let bin;
+  try {
+    bin = atob(text);
+  } catch (e) {
+    return null;
+  }
+  if (bin.length % width !== 0) return null;
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const view = new DataView(bytes.buffer);
+  const n = bin.length / width;
+  const out = width === 8 ? new Float64Array(n) : new Float32Array(n);
+  if (LITTLE_ENDIAN)
+    return width === 8 ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+  for (let i = 0; i < n; i++)
+    out[i] = width === 8 ? view.getFloat64(i * 8, true) : view.getFloat32(i * 4, true);
+  return out;
+}
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 // Parses text as a trace; throws an Error with a message for the page.
 function parseTrace(text) {
@@ -300,7 +350,8 @@ function snapshot(trace, step, name, layer) {
   if (!raw) return null;
   const s = trace.doc.steps[step];
   const [, H, T, M] = raw.shape;
-  const data = raw.data.slice();
+  const data = Array.from(raw.data); // a plain list: it holds null
+
   for (let h = 0; h < H; h++)
     for (let t = 0; t < T; t++) {
       const query = s.rows.start + t;
@@ -447,6 +498,8 @@ function rowsOf(trace) {
 function compareTraces(a, b) {
   const ra = rowsOf(a),
     rb = rowsOf(b);
+  const da = traceDigits(a.doc),
+    db = traceDigits(b.doc);
   const groups = new Map();
   let onlyA = 0;
   for (const [key, x] of ra) {
@@ -465,8 +518,8 @@ function compareTraces(a, b) {
     g.pairs.push([x, y]);
     const n = Math.min(x.len, y.len);
     for (let j = 0; j < n; j++) {
-      const u = x.snap.data[x.off + j],
-        v = y.snap.data[y.off + j];
+      const u = rounded(x.snap.data[x.off + j], da),
+        v = rounded(y.snap.data[y.off + j], db);
       let diff;
       if (u === null && v === null) diff = 0;
       else if (u === null || v === null) diff = Infinity;
@@ -481,7 +534,13 @@ function compareTraces(a, b) {
     (p, q) => p.layer - q.layer || SNAPSHOT_ORDER.indexOf(p.name) - SNAPSHOT_ORDER.indexOf(q.name),
   );
   const max = list.reduce((m, g) => Math.max(m, g.max), 0);
-  return { groups: list, max, onlyA, onlyB: [...rb.keys()].filter((k) => !ra.has(k)).length };
+  return {
+    groups: list,
+    max,
+    onlyA,
+    onlyB: [...rb.keys()].filter((k) => !ra.has(k)).length,
+    digits: [da, db],
+  };
 }
 
 const SNAPSHOT_ORDER = SNAPSHOT_NAMES;
@@ -497,7 +556,8 @@ function columnsOf(name) {
 // The difference a - b of one compared group as a matrix for one head:
 // rows = matched query rows in sequence order, cols = the keys (or features)
 // both rows have.
-function diffMatrix(group, head) {
+function diffMatrix(group, head, digits) {
+  const [da, db] = digits || [17, 17];
   const pairs = group.pairs.filter(([x]) => x.head === head).sort(([x], [y]) => x.seq - y.seq);
   const cols = pairs.reduce((m, [x, y]) => Math.max(m, Math.min(x.len, y.len)), 0);
   return {
@@ -507,8 +567,8 @@ function diffMatrix(group, head) {
     at: (r, c) => {
       const [x, y] = pairs[r];
       if (c >= Math.min(x.len, y.len)) return undefined;
-      const u = x.snap.data[x.off + c],
-        v = y.snap.data[y.off + c];
+      const u = rounded(x.snap.data[x.off + c], da),
+        v = rounded(y.snap.data[y.off + c], db);
       if (u === null && v === null) return null;
       if (u === null || v === null) return Infinity;
       return u - v;

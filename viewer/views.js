@@ -433,18 +433,18 @@ function drawLines(canvas, series, xLabel, emptyText, opts) {
   let yTicks;
   const f = log ? Math.log10 : (v) => v;
   if (log) {
-    // Ticks at 1, 2 and 5 times each power of ten in range.
+    // The axis runs over whole decades, ticks at 1 (and 2 and 5 when there
+    // are few decades) times each power of ten.
     const lo = Math.floor(Math.log10(y0)),
-      hi = Math.ceil(Math.log10(y1));
+      hi = Math.max(lo + 1, Math.ceil(Math.log10(y1)));
     yTicks = [];
     for (let e = lo; e <= hi; e++)
       for (const k of hi - lo > 3 ? [1] : [1, 2, 5]) {
         const v = Number((k * Math.pow(10, e)).toPrecision(6));
-        if (v >= y0 / 1.0001 && v <= y1 * 1.0001) yTicks.push(v);
+        if (v <= Math.pow(10, hi) * 1.0001) yTicks.push(v);
       }
-    if (yTicks.length < 2) yTicks = [y0, y1].map((v) => Number(v.toPrecision(2)));
-    y0 = Math.min(y0, yTicks[0]);
-    y1 = Math.max(y1, yTicks[yTicks.length - 1]);
+    y0 = Math.pow(10, lo);
+    y1 = Math.pow(10, hi);
   } else {
     if (y1 === y0) {
       y1 += 0.5;

@@ -40,6 +40,44 @@ double projected(const TensorFn& f, const std::vector<Tensor>& xs, const Tensor&
   return total;
 }
 
+// Compares input i's analytic gradient (already in xs[i].grad()) with central
+// differences of L = sum(f(x) * r), one element at a time.
+InputCheck check_input(const TensorFn& f, std::vector<Tensor>& xs, const Tensor& r,
+                       std::size_t i, const GradCheckOptions& options) {
+  InputCheck check;
+  check.input = i;
+  check.shape = xs[i].shape();
+  Tensor analytic = xs[i].grad().defined() ? xs[i].grad() : zeros_like(xs[i]);
+  const double* a = analytic.data<double>();
+  double* x = xs[i].mutable_data<double>();
+  double worst_ratio = -1;
+  for (std::size_t j = 0; j < xs[i].size(); ++j) {
+    double saved = x[j];
+    x[j] = saved + options.eps;
+    double plus = projected(f, xs, r);
+    x[j] = saved - options.eps;
+    double minus = projected(f, xs, r);
+    x[j] = saved;
+    double numeric = (plus - minus) / (2 * options.eps);
+    double err = std::fabs(a[j] - numeric);
+    double allowed = options.atol + options.rtol * std::fabs(numeric);
+    double rel = err / std::max(std::fabs(numeric), 1e-12);
+    check.max_abs_err = std::max(check.max_abs_err, err);
+    check.max_rel_err = std::max(check.max_rel_err, rel);
+    // NaN compares false, so a NaN fails and counts as the worst element.
+    bool ok = err <= allowed;
+    double ratio = std::isnan(err) ? INFINITY : err / allowed;
+    if (!ok) check.passed = false;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      check.worst_index = unravel(j, check.shape);
+      check.analytic = a[j];
+      check.numeric = numeric;
+    }
+  }
+  return check;
+}
+
 }  // namespace
 
 GradCheckResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs,
@@ -76,37 +114,7 @@ GradCheckResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs,
   // Numeric: central differences, one element at a time.
   no_grad guard;
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    InputCheck check;
-    check.input = i;
-    check.shape = xs[i].shape();
-    Tensor analytic = xs[i].grad().defined() ? xs[i].grad() : zeros_like(xs[i]);
-    const double* a = analytic.data<double>();
-    double* x = xs[i].mutable_data<double>();
-    double worst_ratio = -1;
-    for (std::size_t j = 0; j < xs[i].size(); ++j) {
-      double saved = x[j];
-      x[j] = saved + options.eps;
-      double plus = projected(f, xs, r);
-      x[j] = saved - options.eps;
-      double minus = projected(f, xs, r);
-      x[j] = saved;
-      double numeric = (plus - minus) / (2 * options.eps);
-      double err = std::fabs(a[j] - numeric);
-      double allowed = options.atol + options.rtol * std::fabs(numeric);
-      double rel = err / std::max(std::fabs(numeric), 1e-12);
-      check.max_abs_err = std::max(check.max_abs_err, err);
-      check.max_rel_err = std::max(check.max_rel_err, rel);
-      // NaN compares false, so a NaN fails and counts as the worst element.
-      bool ok = err <= allowed;
-      double ratio = std::isnan(err) ? INFINITY : err / allowed;
-      if (!ok) check.passed = false;
-      if (ratio > worst_ratio) {
-        worst_ratio = ratio;
-        check.worst_index = unravel(j, check.shape);
-        check.analytic = a[j];
-        check.numeric = numeric;
-      }
-    }
+    InputCheck check = check_input(f, xs, r, i, options);
     result.passed = result.passed && check.passed;
     result.inputs.push_back(check);
   }

@@ -35,6 +35,8 @@ OpCheckCase make(std::string op, std::string name, Inputs inputs, TensorFn f) {
           }};
 }
 
+// long-function: a table, one entry per case, grouped by op family; read it
+// as data rather than as code.
 std::vector<OpCheckCase> build() {
   std::vector<OpCheckCase> c;
   std::uint64_t s = 1;  // seeds

@@ -1,7 +1,7 @@
 // ops_attention.cpp: the pieces of a Llama attention block that are not
 // matmuls: repeat_kv (sharing K/V heads between query heads), rmsnorm (the
 // normalisation before each sub-block), rope (rotary position embedding) and
-// causal_softmax (softmax with the causal mask applied on the fly). DESIGN.md
+// causal_softmax (softmax with the causal mask applied on the fly). docs/design.md
 // fixes their math; this file follows it line by line.
 //
 // All four have fused backwards written as loops: each is a simple linear
@@ -132,7 +132,7 @@ namespace {
 // i < hd/2, row-major [T, hd/2]: a[p, i] = p * inv_freq[i], where plain RoPE
 // has inv_freq[i] = theta^(-2i/hd). Computed in double so that large
 // positions do not lose the angle's low digits, then cast by the kernel to
-// the tensor's dtype. (DESIGN.md's cos and sin of length hd are these halves
+// the tensor's dtype. (docs/design.md's cos and sin of length hd are these halves
 // written twice; the kernel reads each half once.)
 struct RopeTables {
   std::size_t T = 0, start = 0;
@@ -229,7 +229,7 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
     rotate_pairs<T>(ptr<T>(x), ptr<T>(out), x.size(), T_len, hd, tab, T(1));
   });
   // rope is linear and, per pair, a rotation R(a); its Jacobian is R(a), so
-  // dx = R(a)^T dout = R(-a) dout: rotate dout back. In DESIGN.md's terms,
+  // dx = R(a)^T dout = R(-a) dout: rotate dout back. In docs/design.md's terms,
   //   dx = dout * cos + rotate_half^T(dout * sin),
   //   rotate_half^T(y) = concat(y[hd/2:], -y[:hd/2]),
   // i.e. dx[i] = g1 cos + g2 sin, dx[i + hd/2] = g2 cos - g1 sin: the same
@@ -258,6 +258,8 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 //   n = min(m, query_start + r % T - key_start + 1),
 // so the kernel is softmax over that prefix followed by zeros: exactly what
 // the -inf entries would give, since exp(-inf - max) = 0.
+// long-function: one op in one place: its checks, forward and backward
+// side by side (docs/design.md), which splitting would pull apart.
 Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start,
                       std::size_t queries) {
   check_defined("causal_softmax", x);

@@ -87,6 +87,8 @@ Tensor batched_gemm(const Tensor& a, bool ta, const Tensor& b, bool tb) {
 
 // ---- matmul -----------------------------------------------------------------------
 
+// long-function: one op in one place: its checks, forward and backward
+// side by side (docs/design.md), which splitting would pull apart.
 Tensor matmul(const Tensor& a, const Tensor& b) {
   check_same_dtype("matmul", a, b);
   const Shape& as = a.shape();

@@ -175,6 +175,8 @@ Tensor log_softmax(const Tensor& x, int axis) {
 // loss = mean over counted rows r of  -log softmax(logits[r])[target[r]]
 //      = mean over counted rows of    log_z[r] - logits[r, target[r]].
 // logits [..., C] are read as [rows, C]; targets hold one class per row.
+// long-function: one op in one place: its checks, forward and backward
+// side by side (docs/design.md), which splitting would pull apart.
 Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targets,
                      std::int64_t ignore_index) {
   check_defined("cross_entropy", logits);
@@ -298,6 +300,8 @@ Tensor embedding(const Tensor& weight, const std::vector<std::int64_t>& ids,
 
 // np.where(condition, a, b): a where condition is nonzero, else b; all three
 // shapes broadcast together (NumPy's rule, applied to three shapes at once).
+// long-function: one op in one place: its checks, forward and backward
+// side by side (docs/design.md), which splitting would pull apart.
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   check_defined("where", condition);
   check_same_dtype("where", a, b);

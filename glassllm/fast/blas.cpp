@@ -1,111 +1,37 @@
-// blas.cpp: every matrix product in GlassLM ends here, in one gemm over
-// OpenBLAS. Nothing is linked at build time: the library is opened with
-// dlopen on first use, for one reason.
+// blas.cpp: every matrix product in GlassLM ends here, in one gemm(). It
+// handles the shapes that need no library (an empty sum), sends one-row
+// products to a matrix-vector product and a few rows against a long operand
+// to the kernels below, and passes everything else to the backend chosen at
+// configure time with -DGLASSLLM_BLAS (CMakeLists.txt):
 //
-// Debian 12 ships OpenBLAS 0.3.21, which chooses its kernels when it loads,
-// from the CPU's model number. On a CPU newer than that release knows (our
-// machines include family 6, model 207) it does not recognise the model and
-// falls back to its generic SSE3 "Prescott" kernels: single-thread sgemm runs
-// at 17-32 GFLOP/s instead of 83-155 with the SkylakeX (AVX-512) kernels the
-// same CPU can run. OpenBLAS lets the environment variable OPENBLAS_CORETYPE
-// override the choice, but reads it only while it is being loaded. A library
-// linked into the program is loaded before main() runs, too early for us to
-// set the variable; opening it ourselves lets us first look at the CPU's
-// features (not its model number) and set OPENBLAS_CORETYPE to the best
-// kernels it supports. A value the user has already set is left alone.
+//   openblas  backends/openblas.cpp  OpenBLAS, opened at run time (Linux)
+//   system    backends/system.cpp    the BLAS CMake's FindBLAS found, via CBLAS
+//   builtin   backends/builtin.cpp   gemm_builtin.cpp, no library at all
 //
-// CBLAS's enum values are fixed by the standard, so they appear below as
-// plain ints and <cblas.h> is not needed (it also clashes with xtensor-blas).
+// blas_info() says which one runs.
 #include "glassllm/fast/blas.h"
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <limits>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "glassllm/fast/blas_backend.h"
 #include "glassllm/fast/blas_internal.h"
 #include "glassllm/fast/vmath.h"  // xsimd, for the few-rows kernels
 
 namespace glassllm {
 
-namespace {
-
-constexpr const char* kLibrary = "libopenblas.so.0";
-
-// From the CBLAS standard (cblas.h): enum CBLAS_ORDER, CBLAS_TRANSPOSE.
-constexpr int CblasRowMajor = 101;
-constexpr int CblasNoTrans = 111;
-constexpr int CblasTrans = 112;
-
-// Debian's libopenblas0 uses 32-bit ints for sizes (blasint = int).
-using SgemmFn = void (*)(int order, int trans_a, int trans_b, int M, int N, int K,
-                         float alpha, const float* A, int lda, const float* B, int ldb,
-                         float beta, float* C, int ldc);
-using DgemmFn = void (*)(int order, int trans_a, int trans_b, int M, int N, int K,
-                         double alpha, const double* A, int lda, const double* B, int ldb,
-                         double beta, double* C, int ldc);
-using SgemvFn = void (*)(int order, int trans, int M, int N, float alpha, const float* A,
-                         int lda, const float* x, int incx, float beta, float* y,
-                         int incy);
-using DgemvFn = void (*)(int order, int trans, int M, int N, double alpha,
-                         const double* A, int lda, const double* x, int incx, double beta,
-                         double* y, int incy);
-using SetThreadsFn = void (*)(int);
-using GetThreadsFn = int (*)();
-using GetStringFn = char* (*)();
-
-struct OpenBlas {
-  std::string path;
-  SgemmFn sgemm = nullptr;
-  DgemmFn dgemm = nullptr;
-  SgemvFn sgemv = nullptr;
-  DgemvFn dgemv = nullptr;
-  SetThreadsFn set_num_threads = nullptr;
-  GetThreadsFn get_num_threads = nullptr;  // optional; we remember our own value
-  GetStringFn get_corename = nullptr;
-  GetStringFn get_config = nullptr;
-  int threads = 1;
-};
-
-OpenBlas blas;
-std::once_flag blas_once;
-std::mutex threads_mutex;
-
-// The best OpenBLAS kernel family this CPU's features allow, judged by the
-// instruction sets themselves; nullptr leaves OpenBLAS's own choice.
-const char* coretype_for_this_cpu() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512cd"))
-    return "SkylakeX";
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
-  return nullptr;
-}
-
-template <class F>
-F symbol(void* handle, const char* name, bool required = true) {
-  void* p = dlsym(handle, name);
-  if (!p && required)
-    throw std::runtime_error(std::string("blas: ") + kLibrary + " has no symbol " + name +
-                             "; is it OpenBLAS?");
-  return reinterpret_cast<F>(p);
-}
-
 // GLASSLLM_THREADS if set, else every core this process may use. Measured on
-// the 2-core machine (default config): one-token decoding 4,800 -> 6,700
-// tokens/s, because two cores' L2 caches hold the 3 MiB of float32 weights
-// that one core's cannot; a training step 194 -> 166 ms. Each output element
-// is still computed by one thread in one order, so a run repeats bit for bit
-// with the same thread count.
-int default_threads() {
+// the 2-core machine (default config, OpenBLAS): one-token decoding 4,800 ->
+// 6,700 tokens/s, because two cores' L2 caches hold the 3 MiB of float32
+// weights that one core's cannot; a training step 194 -> 166 ms. Each output
+// element is still computed by one thread in one order, so a run repeats bit
+// for bit with the same thread count.
+int default_blas_threads() {
   if (const char* env = std::getenv("GLASSLLM_THREADS")) {
     char* end = nullptr;
     long n = std::strtol(env, &end, 10);
@@ -117,49 +43,7 @@ int default_threads() {
   return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-void open_blas() {
-  // Must precede dlopen: OpenBLAS reads it only while loading.
-  if (!std::getenv("OPENBLAS_CORETYPE"))
-    if (const char* core = coretype_for_this_cpu()) setenv("OPENBLAS_CORETYPE", core, 0);
-
-  void* handle = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = dlerror();
-    throw std::runtime_error(std::string("blas: cannot open ") + kLibrary + ": " +
-                             (why ? why : "unknown error") +
-                             "; install OpenBLAS (apt-get install libopenblas0-pthread)");
-  }
-  OpenBlas b;
-  b.sgemm = symbol<SgemmFn>(handle, "cblas_sgemm");
-  b.dgemm = symbol<DgemmFn>(handle, "cblas_dgemm");
-  b.sgemv = symbol<SgemvFn>(handle, "cblas_sgemv");
-  b.dgemv = symbol<DgemvFn>(handle, "cblas_dgemv");
-  b.set_num_threads = symbol<SetThreadsFn>(handle, "openblas_set_num_threads");
-  b.get_num_threads = symbol<GetThreadsFn>(handle, "openblas_get_num_threads", false);
-  b.get_corename = symbol<GetStringFn>(handle, "openblas_get_corename");
-  b.get_config = symbol<GetStringFn>(handle, "openblas_get_config");
-  // The file actually opened (the name above is resolved through ld.so's paths).
-  Dl_info info{};
-  b.path = dladdr(reinterpret_cast<void*>(b.sgemm), &info) && info.dli_fname
-               ? info.dli_fname
-               : kLibrary;
-  b.threads = default_threads();
-  b.set_num_threads(b.threads);
-  blas = b;
-}
-
-// call_once rethrows open_blas's exception and lets a later call try again.
-const OpenBlas& loaded() {
-  std::call_once(blas_once, open_blas);
-  return blas;
-}
-
-int as_blas_int(std::size_t v) {
-  if (v > std::size_t(std::numeric_limits<int>::max()))
-    throw std::length_error("gemm: dimension " + std::to_string(v) +
-                            " exceeds the 32-bit sizes of OpenBLAS");
-  return int(v);
-}
+namespace {
 
 // ---- a few rows against a long B ------------------------------------------------
 //
@@ -169,7 +53,7 @@ int as_blas_int(std::size_t v) {
 // B into its own buffer (sgemm_incopy / itcopy: 58 % of that step's time, as
 // `perf` shows), which is one more read and a write of the entire cache: the
 // very copy the grouped path exists to avoid. These two kernels read B once,
-// in place. Used only for such shapes; everything else goes to OpenBLAS.
+// in place. Used only for such shapes; everything else goes to the backend.
 
 // Stores alpha * value (+ beta * old) into c.
 template <class T>
@@ -280,24 +164,14 @@ void with_rows(std::size_t M, F f) {
 }  // namespace
 
 BlasInfo blas_info() {
-  const OpenBlas& b = loaded();
-  std::lock_guard<std::mutex> lock(threads_mutex);
-  BlasInfo info;
-  info.library = b.path;
-  info.core = b.get_corename();
-  info.config = b.get_config();
-  info.threads = b.get_num_threads ? b.get_num_threads() : b.threads;
-  return info;
+  return backend::info();
 }
 
 void set_blas_threads(int n) {
   if (n < 1)
     throw std::invalid_argument("set_blas_threads: need at least 1 thread, got " +
                                 std::to_string(n));
-  loaded();
-  std::lock_guard<std::mutex> lock(threads_mutex);
-  blas.set_num_threads(n);
-  blas.threads = n;
+  backend::set_threads(n);
 }
 
 template <class T>
@@ -306,29 +180,20 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
           std::size_t ldc) {
   if (M == 0 || N == 0) return;
   if (K == 0) {
-    // An empty sum: OpenBLAS would reject lda = 0, and the answer is known.
+    // An empty sum: a BLAS would reject lda = 0, and the answer is known.
     for (std::size_t i = 0; i < M; ++i)
       for (std::size_t j = 0; j < N; ++j)
         C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
-  const OpenBlas& b = loaded();
   if (M == 1) {
     // One row (decoding one token): a matrix-vector product, y = op(B)^T x,
     // which GEMV streams through B once. op(B) is [K, N]: stored [N, K] when
     // trans_b (then y = B x), else [K, N] (then y = B^T x). x is A's one row,
     // or with trans_a A's one column, K elements lda apart. Each y_j is one
     // dot product whatever the thread count, so results stay reproducible.
-    int trans = trans_b ? CblasNoTrans : CblasTrans;
-    int rows = as_blas_int(trans_b ? N : K), cols = as_blas_int(trans_b ? K : N);
-    int incx = as_blas_int(trans_a ? lda : 1);
-    if constexpr (std::is_same_v<T, float>)
-      b.sgemv(CblasRowMajor, trans, rows, cols, alpha, B, as_blas_int(ldb), A, incx, beta,
-              C, 1);
-    else
-      b.dgemv(CblasRowMajor, trans, rows, cols, alpha, B, as_blas_int(ldb), A, incx, beta,
-              C, 1);
-    return;
+    return backend::gemv<T>(!trans_b, trans_b ? N : K, trans_b ? K : N, alpha, B, ldb, A,
+                            trans_a ? lda : 1, beta, C);
   }
   // A few rows against a long B (attention's grouped decode step): read B
   // once, in place, instead of letting GEMM pack it (see few_rows_nt).
@@ -346,14 +211,7 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
           few_rows_nn<rows()>(N, K, alpha, A, lda, B, ldb, beta, C, ldc);
       });
   }
-  int ta = trans_a ? CblasTrans : CblasNoTrans;
-  int tb = trans_b ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    b.sgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha,
-            A, as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
-  else
-    b.dgemm(CblasRowMajor, ta, tb, as_blas_int(M), as_blas_int(N), as_blas_int(K), alpha,
-            A, as_blas_int(lda), B, as_blas_int(ldb), beta, C, as_blas_int(ldc));
+  backend::gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 template void gemm<float>(bool, bool, std::size_t, std::size_t, std::size_t, float,

@@ -179,6 +179,8 @@ std::string config_to_json(const Config& cfg, DType dtype) {
   return j.dump(2) + "\n";
 }
 
+// long-function: config.json read key by key, each key's checks and message
+// right beside the line that reads it.
 std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text) {
   Json j;
   try {
@@ -391,6 +393,9 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
 // ---- loading
 // ---------------------------------------------------------------------------
 
+// long-function: loading in the order of the files (config.json, then every
+// weight's name, shape and dtype against it, then the tokenizer), each
+// step's error messages beside it.
 Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype) {
   const fs::path root(dir);
   const std::string config_path = (root / kConfigFile).string();

@@ -38,6 +38,68 @@ Tensor incremental_logits(const GlassLM& m, const std::vector<std::int64_t>& tok
   return concat(parts, 1);
 }
 
+// repeat_kv == grouped: the logits and the gradient of every weight of the
+// loss, through each path.
+CheckLine paths_agree(const GlassLM& m, const std::vector<std::int64_t>& tokens,
+                      const std::vector<std::int64_t>& targets) {
+  const std::size_t n = tokens.size();
+  auto run = [&](Attention path, std::vector<Tensor>& grads) {
+    GlassLM g = m.to(DType::float64);  // fresh weights: their own gradients
+    g.attention = path;
+    auto params = g.named_parameters();
+    for (auto& [name, w] : params) w.requires_grad_();
+    Tensor logits = g.forward(tokens);
+    Tensor loss = cross_entropy(logits, targets);
+    loss.backward();
+    for (auto& [name, w] : params) grads.push_back(w.grad());
+    return logits.detach();
+  };
+  std::vector<Tensor> g_ref, g_grp;
+  Tensor l_ref = run(Attention::repeat_kv, g_ref), l_grp = run(Attention::grouped, g_grp);
+  double diff = max_abs_diff(l_ref, l_grp);
+  for (std::size_t i = 0; i < g_ref.size(); ++i)
+    diff = std::max(diff, max_abs_diff(g_ref[i], g_grp[i]));
+  return line("repeat_kv == grouped",
+              std::to_string(n) + " tokens, logits and " + std::to_string(g_ref.size()) +
+                  " weight gradients",
+              diff, 1e-10);
+}
+
+// A tiny model of the same shape family, every weight checked against
+// central differences of the loss.
+CheckLine whole_model_gradcheck(std::uint64_t seed) {
+  Config tiny;
+  tiny.vocab_size = 7;
+  tiny.d_model = 8;
+  tiny.n_layers = 2;
+  tiny.n_heads = 2;
+  tiny.n_kv_heads = 1;
+  tiny.d_ff = 12;
+  tiny.max_len = 6;
+  GlassLM t(tiny, seed, DType::float64);
+  std::vector<std::int64_t> tt{1, 5, 2, 6, 0}, tg{5, 2, 6, 0, 3};
+  std::vector<std::string> names;
+  std::vector<Tensor> weights;
+  for (auto& [name, w] : t.named_parameters()) {
+    names.push_back(name);
+    weights.push_back(w);
+  }
+  GradCheckResult r = gradcheck(
+      [&](const std::vector<Tensor>& inputs) {
+        for (std::size_t i = 0; i < inputs.size(); ++i) t.parameter(names[i]) = inputs[i];
+        return t.loss({tt}, {tg});
+      },
+      weights, GradCheckOptions{}, "model");
+  double worst = 0;
+  for (const auto& in : r.inputs) worst = std::max(worst, in.max_abs_err);
+  CheckLine l = line("whole-model gradient check",
+                     "tiny config, 2 layers, all " + std::to_string(weights.size()) +
+                         " weights, max abs err",
+                     worst, GradCheckOptions{}.atol);
+  l.passed = r.passed;
+  return l;
+}
+
 }  // namespace
 
 std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions& opt) {
@@ -65,30 +127,7 @@ std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions
                          max_abs_diff(inc, full), 1e-10));
   }
 
-  {
-    // Logits and the gradient of every weight, through each path.
-    auto run = [&](Attention path, std::vector<Tensor>& grads) {
-      GlassLM g = m.to(DType::float64);  // fresh weights: their own gradients
-      g.attention = path;
-      auto params = g.named_parameters();
-      for (auto& [name, w] : params) w.requires_grad_();
-      Tensor logits = g.forward(tokens);
-      Tensor loss = cross_entropy(logits, targets);
-      loss.backward();
-      for (auto& [name, w] : params) grads.push_back(w.grad());
-      return logits.detach();
-    };
-    std::vector<Tensor> g_ref, g_grp;
-    Tensor l_ref = run(Attention::repeat_kv, g_ref),
-           l_grp = run(Attention::grouped, g_grp);
-    double diff = max_abs_diff(l_ref, l_grp);
-    for (std::size_t i = 0; i < g_ref.size(); ++i)
-      diff = std::max(diff, max_abs_diff(g_ref[i], g_grp[i]));
-    lines.push_back(line("repeat_kv == grouped",
-                         std::to_string(n) + " tokens, logits and " +
-                             std::to_string(g_ref.size()) + " weight gradients",
-                         diff, 1e-10));
-  }
+  lines.push_back(paths_agree(m, tokens, targets));
 
   {
     no_grad guard;
@@ -98,41 +137,7 @@ std::vector<CheckLine> check_model(const GlassLM& model, const ModelCheckOptions
                          max_abs_diff(a, b), 1e-10));
   }
 
-  {
-    // A tiny model of the same shape family, every weight checked against
-    // central differences of the loss.
-    Config tiny;
-    tiny.vocab_size = 7;
-    tiny.d_model = 8;
-    tiny.n_layers = 2;
-    tiny.n_heads = 2;
-    tiny.n_kv_heads = 1;
-    tiny.d_ff = 12;
-    tiny.max_len = 6;
-    GlassLM t(tiny, opt.seed, DType::float64);
-    std::vector<std::int64_t> tt{1, 5, 2, 6, 0}, tg{5, 2, 6, 0, 3};
-    std::vector<std::string> names;
-    std::vector<Tensor> weights;
-    for (auto& [name, w] : t.named_parameters()) {
-      names.push_back(name);
-      weights.push_back(w);
-    }
-    GradCheckResult r = gradcheck(
-        [&](const std::vector<Tensor>& inputs) {
-          for (std::size_t i = 0; i < inputs.size(); ++i)
-            t.parameter(names[i]) = inputs[i];
-          return t.loss({tt}, {tg});
-        },
-        weights, GradCheckOptions{}, "model");
-    double worst = 0;
-    for (const auto& in : r.inputs) worst = std::max(worst, in.max_abs_err);
-    CheckLine l = line("whole-model gradient check",
-                       "tiny config, 2 layers, all " + std::to_string(weights.size()) +
-                           " weights, max abs err",
-                       worst, GradCheckOptions{}.atol);
-    l.passed = r.passed;
-    lines.push_back(l);
-  }
+  lines.push_back(whole_model_gradcheck(opt.seed));
   return lines;
 }
 

@@ -44,6 +44,15 @@ void KVCache::clear() {
 }
 
 void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
+  check_fits(k_new, v_new);
+  if (mode_ == CacheMode::concat)
+    append_by_concat(k_new, v_new);
+  else
+    append_in_place(k_new, v_new);
+  length_ += k_new.dim(2);
+}
+
+void KVCache::check_fits(const Tensor& k_new, const Tensor& v_new) const {
   if (!k_new.defined() || !v_new.defined())
     throw std::invalid_argument("KVCache::append: k or v is undefined");
   if (k_new.ndim() != 4 || k_new.shape() != v_new.shape())
@@ -55,7 +64,6 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
                                 std::string(dtype_name(k_new.dtype())) + " but v is " +
                                 dtype_name(v_new.dtype()));
   const Shape& s = k_new.shape();
-  const std::size_t T = s[2];
   if (length_ > 0 || k_.defined()) {
     const Shape& held = k_.shape();
     if (s[0] != held[0] || s[1] != held[1] || s[3] != held[3] ||
@@ -65,54 +73,57 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
           " do not fit the cache's [B, Hkv, m, hd] = " + shape_str(held) + " " +
           dtype_name(k_.dtype()) + "; B, Hkv, hd and dtype must match");
   }
-
-  if (mode_ == CacheMode::concat) {
-    // [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
-    // time (the old one is copied). Detached: no gradient flows into history.
-    if (append_fn) {
-      // An append supplied at run time (model.h): check what it returns.
-      Shape want{s[0], s[1], length_ + T, s[3]};
-      auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
-        Tensor next = append_fn(held, fresh);
-        if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
-          throw std::invalid_argument(
-              std::string("KVCache::append: append_fn returned ") +
-              (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
-                              : std::string("an undefined tensor")) +
-              " for " + which + "; expected " + shape_str(want) + " " +
-              dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
-              " held positions then the " + std::to_string(T) + " new ones, axis 2)");
-        return next;
-      };
-      Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
-      k_ = k_next;
-      v_ = v_next;
-    } else if (!k_.defined()) {
-      k_ = k_new.detach();
-      v_ = v_new.detach();
-    } else {
-      k_ = concat({k_, k_new.detach()}, 2);
-      v_ = concat({v_, v_new.detach()}, 2);
-    }
-    length_ += T;
-    return;
-  }
-
-  // Preallocated: one [B, Hkv, capacity, hd] buffer of zeros, made on the
-  // first append, and the new positions copied into slots length_ ..
-  // length_+T-1 in place. The length is stored explicitly, never inferred from
-  // the contents (a key row may legitimately be all zeros).
-  if (length_ + T > capacity_)
+  const std::size_t T = s[2];
+  if (mode_ == CacheMode::preallocated && length_ + T > capacity_)
     throw std::invalid_argument("KVCache::append: " + std::to_string(T) +
                                 " new positions do not fit: the cache holds " +
                                 std::to_string(length_) + " of " +
                                 std::to_string(capacity_));
+}
+
+// [B, Hkv, m, hd] + [B, Hkv, T, hd] -> [B, Hkv, m+T, hd]: a new array each
+// time (the old one is copied). Detached: no gradient flows into history.
+void KVCache::append_by_concat(const Tensor& k_new, const Tensor& v_new) {
+  if (append_fn) {
+    // An append supplied at run time (model.h): check what it returns.
+    const Shape& s = k_new.shape();
+    const Shape want{s[0], s[1], length_ + s[2], s[3]};
+    auto grow = [&](const Tensor& held, const Tensor& fresh, const char* which) {
+      Tensor next = append_fn(held, fresh);
+      if (!next.defined() || next.shape() != want || next.dtype() != fresh.dtype())
+        throw std::invalid_argument(
+            std::string("KVCache::append: append_fn returned ") +
+            (next.defined() ? shape_str(next.shape()) + " " + dtype_name(next.dtype())
+                            : std::string("an undefined tensor")) +
+            " for " + which + "; expected " + shape_str(want) + " " +
+            dtype_name(fresh.dtype()) + " (the " + std::to_string(length_) +
+            " held positions then the " + std::to_string(s[2]) + " new ones, axis 2)");
+      return next;
+    };
+    Tensor k_next = grow(k_, k_new, "k"), v_next = grow(v_, v_new, "v");
+    k_ = k_next;
+    v_ = v_next;
+  } else if (!k_.defined()) {
+    k_ = k_new.detach();
+    v_ = v_new.detach();
+  } else {
+    k_ = concat({k_, k_new.detach()}, 2);
+    v_ = concat({v_, v_new.detach()}, 2);
+  }
+}
+
+// Preallocated: one [B, Hkv, capacity, hd] buffer of zeros, made on the
+// first append, and the new positions copied into slots length_ ..
+// length_+T-1 in place. The length is stored explicitly, never inferred from
+// the contents (a key row may legitimately be all zeros).
+void KVCache::append_in_place(const Tensor& k_new, const Tensor& v_new) {
+  const Shape& s = k_new.shape();
   if (!k_.defined()) {
     Shape buffer{s[0], s[1], capacity_, s[3]};
     k_ = zeros(buffer, k_new.dtype());
     v_ = zeros(buffer, k_new.dtype());
   }
-  const std::size_t rows = s[0] * s[1], hd = s[3];
+  const std::size_t rows = s[0] * s[1], T = s[2], hd = s[3];
   const std::size_t bytes = T * hd * dtype_size(k_new.dtype());
   auto write = [&](Tensor& buffer, const Tensor& src, auto zero) {
     using E = decltype(zero);
@@ -128,7 +139,6 @@ void KVCache::append(const Tensor& k_new, const Tensor& v_new) {
     write(k_, k_new, double{});
     write(v_, v_new, double{});
   }
-  length_ += T;
 }
 
 Cache GlassLM::new_cache(CacheMode mode) const {

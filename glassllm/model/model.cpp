@@ -143,7 +143,7 @@ GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
   const std::size_t D = cfg_.d_model, hd = cfg_.head_dim(), F = cfg_.d_ff;
   const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads, V = cfg_.vocab_size;
   layers.resize(cfg_.n_layers);
-  // The shapes (DESIGN.md's table): projections are [out, in].
+  // The shapes (docs/design.md's table): projections are [out, in].
   auto shape_of = [&](const std::string& name) -> Shape {
     auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
     if (is("embed_tokens") || is("lm_head")) return {V, D};
@@ -212,11 +212,81 @@ GlassLM GlassLM::to(DType dtype) const {
 }
 
 // ---- the forward pass ------------------------------------------------------------
+//
+// Read bottom-up: the argument checks, the small helpers, attend (the one
+// place the two K/V paths differ), the two halves of a block, and forward
+// itself at the end, which reads like the pseudo-code in model.h.
 
 namespace {
 
 std::int64_t i64(std::size_t v) {
   return std::int64_t(v);
+}
+
+// Every check forward() makes, in one place; each message names what is
+// wrong and, when known, the fix. Returns the ids [B, T] flattened row-major.
+std::vector<std::int64_t> check_forward_args(const Config& cfg, const TokenBatch& tokens,
+                                             const Cache* cache, std::size_t start) {
+  if (tokens.empty() || tokens[0].empty())
+    throw std::invalid_argument("forward: no tokens; pass at least one row with one id");
+  const std::size_t B = tokens.size(), T = tokens[0].size();
+  std::vector<std::int64_t> ids;
+  ids.reserve(B * T);
+  for (std::size_t b = 0; b < B; ++b) {
+    if (tokens[b].size() != T)
+      throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
+                                  std::to_string(tokens[b].size()) +
+                                  " tokens but row 0 has " + std::to_string(T) +
+                                  "; rows must have equal lengths");
+    for (std::size_t t = 0; t < T; ++t) {
+      std::int64_t id = tokens[b][t];
+      if (id < 0 || id >= i64(cfg.vocab_size))
+        throw std::invalid_argument("forward: token id " + std::to_string(id) +
+                                    " at position (" + std::to_string(b) + ", " +
+                                    std::to_string(t) + ") is out of range [0, " +
+                                    std::to_string(cfg.vocab_size) + ")");
+      ids.push_back(id);
+    }
+  }
+  if (cache) {
+    if (cache->size() != cfg.n_layers)
+      throw std::invalid_argument(
+          "forward: the cache has " + std::to_string(cache->size()) +
+          " layers but the model has " + std::to_string(cfg.n_layers) +
+          "; make it with new_cache()");
+    std::size_t held = (*cache)[0].length();
+    if (start != held)
+      throw std::invalid_argument("forward: start is " + std::to_string(start) +
+                                  " but the cache holds " + std::to_string(held) +
+                                  " positions; pass start=" + std::to_string(held));
+  }
+  if (start + T > cfg.max_len)
+    throw std::invalid_argument("forward: positions " + std::to_string(start) + ".." +
+                                std::to_string(start + T - 1) + " exceed max_len " +
+                                std::to_string(cfg.max_len) + " (start " +
+                                std::to_string(start) + " + " + std::to_string(T) +
+                                " tokens); crop the input to its last max_len tokens");
+  return ids;
+}
+
+// rmsnorm(x) * weight, the norm before each half of a block and before the
+// logits. [B, T, d_model] -> [B, T, d_model]
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
+  return mul(rmsnorm(x, eps), weight);
+}
+
+// One row of `heads` heads per position, then heads outermost:
+// [B, T, heads*hd] -> [B, T, heads, hd] -> [B, heads, T, hd]
+Tensor split_heads(const Tensor& x, std::size_t heads) {
+  const std::int64_t hd = i64(x.dim(2) / heads);
+  return permute(reshape(x, {i64(x.dim(0)), i64(x.dim(1)), i64(heads), hd}),
+                 {0, 2, 1, 3});
+}
+
+// The inverse: [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
+Tensor merge_heads(const Tensor& x) {
+  const std::int64_t B = i64(x.dim(0)), H = i64(x.dim(1)), T = i64(x.dim(2));
+  return reshape(permute(x, {0, 2, 1, 3}), {B, T, H * i64(x.dim(3))});
 }
 
 // Attention::custom: calls the user's function and checks its result's shape.
@@ -237,8 +307,6 @@ Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor
 }
 
 }  // namespace
-
-// ---- attention ---------------------------------------------------------------------
 
 // The one place the two K/V sharing paths differ. Both compute, per query
 // head h (meeting K/V head h / G):
@@ -293,132 +361,94 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
   return out;
 }
 
+namespace {
+
+// The attention half of block l, without its residual add:
+//   o_proj attention(rmsnorm(x) * input_layernorm)     [B, T, d_model]
+// With a cache, the new keys and values are appended to it and the queries
+// attend over everything it holds.
+Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
+                       KVCache* cache, std::size_t start) {
+  const Config& cfg = model.config();
+  const LayerWeights& w = model.layers[l];
+  Tensor h = rms_norm(x, w.input_layernorm, cfg.norm_eps);  // [B, T, d_model]
+  // With cfg.qkv_bias (Qwen2), q, k and v have a bias: [B, T, N] + [N].
+  auto project = [&](const Tensor& weight, const Tensor& bias) {
+    Tensor y = linear(h, weight);
+    return bias.defined() ? y + bias : y;
+  };
+  Tensor q = split_heads(project(w.q_proj, w.q_bias), cfg.n_heads);     // [B, H, T, hd]
+  Tensor k = split_heads(project(w.k_proj, w.k_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  Tensor v = split_heads(project(w.v_proj, w.v_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  // Rotate by the absolute positions start .. start+T-1 (shapes unchanged),
+  // with the frequencies of config.json's rope_scaling (e.g. Llama 3's).
+  const std::vector<double> inv_freq = rope_inv_freq(cfg);  // [hd/2]
+  q = rope(q, start, inv_freq);
+  k = rope(k, start, inv_freq);
+  // Recorded as they enter the scores: any score is q . k / sqrt(hd).
+  trace::snapshot("attn.q", l, q);
+  trace::snapshot("attn.k", l, k);
+  trace::snapshot("attn.v", l, v);
+
+  // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
+  // position of key 0. Without a cache: the new tokens only (m = T, key j at
+  // position start + j). With one: the whole history (key j at position j).
+  Tensor keys = k, values = v;
+  std::size_t key_start = start;
+  if (cache) {
+    cache->append(k, v);
+    keys = cache->k();
+    values = cache->v();
+    key_start = 0;
+    // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
+    // m = max_len, and slots >= length() hold zeros. They are at positions
+    // > start + T - 1, later than every query, so the causal mask hides them
+    // and they get probability exactly 0 (llama.cpp does the same with its
+    // fixed K/V buffer: attend over the buffer, mask what is not written).
+  }
+
+  // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
+  // supplied at run time (Attention::custom, model.h's AttentionFn) returns
+  // only its output, so the tracer sees no scores for it.
+  Tensor out = model.attention == Attention::custom
+                   ? custom_attention_out(model.custom_attention, q, keys, values, start,
+                                          key_start)
+                   : attend(q, keys, values, start, key_start, model.attention, l);
+  trace::snapshot("attn.out", l, out);
+  return linear(merge_heads(out), w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
+}
+
+// The MLP half of a block (SwiGLU), without its residual add:
+//   down_proj(silu(gate_proj h) * up_proj h), h = rmsnorm(x) * post_attention_layernorm
+Tensor mlp_block(const LayerWeights& w, const Tensor& x, double eps) {
+  Tensor h = rms_norm(x, w.post_attention_layernorm, eps);  // [B, T, d_model]
+  // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
+  return linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+}
+
+}  // namespace
+
 Tensor GlassLM::forward(const std::vector<std::int64_t>& tokens, Cache* cache,
                         std::size_t start) const {
   return forward(TokenBatch{tokens}, cache, start);
 }
 
 Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t start) const {
-  // ---- checks: every message names what is wrong and, when known, the fix
-  if (tokens.empty() || tokens[0].empty())
-    throw std::invalid_argument("forward: no tokens; pass at least one row with one id");
+  std::vector<std::int64_t> ids = check_forward_args(cfg_, tokens, cache, start);
   const std::size_t B = tokens.size(), T = tokens[0].size();
-  std::vector<std::int64_t> ids;  // [B, T] flattened, row-major
-  ids.reserve(B * T);
-  for (std::size_t b = 0; b < B; ++b) {
-    if (tokens[b].size() != T)
-      throw std::invalid_argument("forward: row " + std::to_string(b) + " has " +
-                                  std::to_string(tokens[b].size()) +
-                                  " tokens but row 0 has " + std::to_string(T) +
-                                  "; rows must have equal lengths");
-    for (std::size_t t = 0; t < T; ++t) {
-      std::int64_t id = tokens[b][t];
-      if (id < 0 || id >= i64(cfg_.vocab_size))
-        throw std::invalid_argument("forward: token id " + std::to_string(id) +
-                                    " at position (" + std::to_string(b) + ", " +
-                                    std::to_string(t) + ") is out of range [0, " +
-                                    std::to_string(cfg_.vocab_size) + ")");
-      ids.push_back(id);
-    }
-  }
-  if (cache) {
-    if (cache->size() != cfg_.n_layers)
-      throw std::invalid_argument(
-          "forward: the cache has " + std::to_string(cache->size()) +
-          " layers but the model has " + std::to_string(cfg_.n_layers) +
-          "; make it with new_cache()");
-    std::size_t held = (*cache)[0].length();
-    if (start != held)
-      throw std::invalid_argument("forward: start is " + std::to_string(start) +
-                                  " but the cache holds " + std::to_string(held) +
-                                  " positions; pass start=" + std::to_string(held));
-  }
-  if (start + T > cfg_.max_len)
-    throw std::invalid_argument("forward: positions " + std::to_string(start) + ".." +
-                                std::to_string(start + T - 1) + " exceed max_len " +
-                                std::to_string(cfg_.max_len) + " (start " +
-                                std::to_string(start) + " + " + std::to_string(T) +
-                                " tokens); crop the input to its last max_len tokens");
-
-  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads;
-  const std::size_t hd = cfg_.head_dim();
-  const std::vector<double> inv_freq = rope_inv_freq(cfg_);  // [hd/2]
-  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
-
   // An active tracer records this call as one step (nothing happens otherwise).
   trace::StepScope step(*this, ids, B, T, start, cache);
 
-  // [B, T] ids -> [B, T, d_model]
-  Tensor x = embedding(embed_tokens, ids, {B, T});
-
+  Tensor x = embedding(embed_tokens, ids, {B, T});  // [B, T] -> [B, T, d_model]
   for (std::size_t l = 0; l < layers.size(); ++l) {
-    const LayerWeights& w = layers[l];
     trace::layer(int(l));
     trace::snapshot("resid.in", l, x);  // the residual stream entering block l
-
-    // ---- attention -------------------------------------------------------------
-    Tensor h = mul(rmsnorm(x, cfg_.norm_eps), w.input_layernorm);  // [B, T, d_model]
-    // [B, T, d_model] -> [B, T, H*hd] -> [B, T, H, hd] -> [B, H, T, hd]
-    // With cfg.qkv_bias (Qwen2), q, k and v have a bias: [B, T, N] + [N].
-    auto project = [&](const Tensor& weight, const Tensor& bias) {
-      Tensor y = linear(h, weight);
-      return bias.defined() ? y + bias : y;
-    };
-    Tensor q = permute(reshape(project(w.q_proj, w.q_bias), {b_, t_, i64(H), hd_}),
-                       {0, 2, 1, 3});
-    // [B, T, d_model] -> [B, T, Hkv*hd] -> [B, T, Hkv, hd] -> [B, Hkv, T, hd]
-    Tensor k = permute(reshape(project(w.k_proj, w.k_bias), {b_, t_, i64(Hkv), hd_}),
-                       {0, 2, 1, 3});
-    Tensor v = permute(reshape(project(w.v_proj, w.v_bias), {b_, t_, i64(Hkv), hd_}),
-                       {0, 2, 1, 3});
-    // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
-    // (The frequencies include config.json's rope_scaling, e.g. Llama 3's.)
-    q = rope(q, start, inv_freq);
-    k = rope(k, start, inv_freq);
-    // Recorded as they enter the scores: any score is q . k / sqrt(hd).
-    trace::snapshot("attn.q", l, q);
-    trace::snapshot("attn.k", l, k);
-    trace::snapshot("attn.v", l, v);
-
-    // The keys and values to attend over, [B, Hkv, m, hd], and the absolute
-    // position of key 0. Without a cache: the new tokens only (m = T, key j at
-    // position start + j). With one: the whole history (key j at position j).
-    Tensor keys = k, values = v;
-    std::size_t key_start = start;
-    if (cache) {
-      KVCache& c = (*cache)[l];
-      c.append(k, v);
-      keys = c.k();
-      values = c.v();
-      key_start = 0;
-      // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
-      // m = max_len, and slots >= length() hold zeros. They are at positions
-      // > start + T - 1, later than every query, so the causal mask below hides
-      // them and they get probability exactly 0 (llama.cpp does the same with
-      // its fixed K/V buffer: attend over the buffer, mask what is not written).
-    }
-
-    // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
-    // supplied at run time (Attention::custom, model.h's AttentionFn) returns
-    // only its output, so the tracer sees no scores for it.
-    Tensor out =
-        attention == Attention::custom
-            ? custom_attention_out(custom_attention, q, keys, values, start, key_start)
-            : attend(q, keys, values, start, key_start, attention, l);
-    trace::snapshot("attn.out", l, out);
-    // [B, H, T, hd] -> [B, T, H, hd] -> [B, T, H*hd]
-    out = reshape(permute(out, {0, 2, 1, 3}), {b_, t_, i64(H * hd)});
-    x = x + linear(out, w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
-
-    // ---- MLP (SwiGLU) ------------------------------------------------------------
-    h = mul(rmsnorm(x, cfg_.norm_eps), w.post_attention_layernorm);  // [B, T, d_model]
-    // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
-    x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+    x = x + attention_block(*this, l, x, cache ? &(*cache)[l] : nullptr, start);
+    x = x + mlp_block(layers[l], x, cfg_.norm_eps);
   }
-
   trace::layer(-1);
-  x = mul(rmsnorm(x, cfg_.norm_eps), norm);  // [B, T, d_model]
-  Tensor logits = linear(x, lm_head);        // [B, T, d_model] -> [B, T, vocab_size]
+  x = rms_norm(x, norm, cfg_.norm_eps);  // [B, T, d_model]
+  Tensor logits = linear(x, lm_head);    // [B, T, d_model] -> [B, T, vocab_size]
   step.finish(logits, cache);
   return logits;
 }

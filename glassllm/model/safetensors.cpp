@@ -252,6 +252,9 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
 // ---- reading
 // ----------------------------------------------------------------------------
 
+// long-function: untrusted bytes checked in the order a reader meets them
+// (header length, JSON, then each entry's dtype, shape and byte range, then
+// overlaps and gaps), each check with its own message; it reads as one list.
 NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
                                             const std::string& name) {
   auto fail = [&](const std::string& what) {

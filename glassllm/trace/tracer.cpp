@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 #include <unordered_map>
 
 #include "glassllm/engine/node.h"
@@ -141,6 +142,61 @@ const Snapshot& TraceStep::snapshot(const std::string& name, std::size_t layer) 
 
 namespace trace {
 
+// Sets step.kind and returns where the step's key 0 sits in the whole
+// sequence (Impl::sequence), which it extends with the step's tokens.
+std::size_t place_in_sequence(Tracer::Impl& t, TraceStep& step,
+                              const std::vector<std::int64_t>& ids) {
+  const std::size_t T = step.tokens.size();
+  if (step.start > 0) {
+    step.kind = "decode";
+    std::size_t offset = t.window_offset.empty() ? 0 : t.window_offset.back();
+    t.sequence.resize(std::min(t.sequence.size(), offset + step.start));
+    for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
+    return offset;
+  }
+  std::vector<TokenText> known = t.sequence;
+  if (t.pending_next) known.push_back(t.token(*t.pending_next));
+  bool tail = !t.steps.empty() && known.size() >= T;
+  for (std::size_t i = 0; tail && i < T; ++i)
+    tail = known[known.size() - T + i].id == ids[i];
+  if (tail) {  // generate's window reset: the last max_len tokens again, from 0
+    step.kind = "window_reset";
+    t.sequence = known;
+    return known.size() - T;
+  }
+  step.kind = "prefill";
+  std::size_t offset = t.sequence.size();
+  for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
+  return offset;
+}
+
+// Starts the open step's op graph: the weights as "param" nodes, and the
+// cache as the previous step left it, a kv_cache node per layer linked to
+// the node that held it there.
+void start_graph(Tracer::Impl& t, const GlassLM& model, const Cache* cache) {
+  t.recorder = std::make_unique<OpGraphRecorder>();
+  for (const auto& [name, w] : model.named_parameters())
+    t.recorder->label_input(w, "param", name);
+  if (!cache || t.steps.size() < 2) return;
+  const TraceStep& prev = t.steps[t.steps.size() - 2];
+  for (std::size_t l = 0; l < cache->size() && l < t.cache_k.size(); ++l) {
+    const KVCache& c = (*cache)[l];
+    for (int which = 0; which < 2; ++which) {
+      const Tensor& now = which == 0 ? c.k() : c.v();
+      const Tensor& then = which == 0 ? t.cache_k[l] : t.cache_v[l];
+      if (!now.defined() || !then.defined() ||
+          now.node()->storage != then.node()->storage)
+        continue;
+      std::size_t id =
+          t.recorder->label_input(now, "kv_cache", which == 0 ? "k" : "v", int(l));
+      const auto& from = which == 0 ? prev.cache_k_node : prev.cache_v_node;
+      if (l < from.size())
+        t.links.push_back(
+            {l, which == 0 ? "k" : "v", prev.index, from[l], t.steps.back().index, id});
+    }
+  }
+}
+
 void begin_step(Tracer::Impl& t, const GlassLM& model,
                 const std::vector<std::int64_t>& ids, std::size_t B, std::size_t T,
                 std::size_t start, const Cache* cache) {
@@ -154,72 +210,49 @@ void begin_step(Tracer::Impl& t, const GlassLM& model,
   step.start = start;
   for (std::size_t i = 0; i < T; ++i) step.tokens.push_back(t.token(ids[i]));  // row 0
   for (std::size_t i = 0; i < T; ++i) step.positions.push_back(start + i);
-
-  // Where this step sits in the whole sequence (see Impl::sequence).
-  std::size_t offset = 0;
-  if (start > 0) {
-    step.kind = "decode";
-    offset = t.window_offset.empty() ? 0 : t.window_offset.back();
-    t.sequence.resize(std::min(t.sequence.size(), offset + start));
-    for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
-  } else {
-    std::vector<TokenText> known = t.sequence;
-    if (t.pending_next) known.push_back(t.token(*t.pending_next));
-    bool tail = !t.steps.empty() && known.size() >= T;
-    for (std::size_t i = 0; tail && i < T; ++i)
-      tail = known[known.size() - T + i].id == ids[i];
-    if (tail) {  // generate's window reset: the last max_len tokens again, from 0
-      step.kind = "window_reset";
-      t.sequence = known;
-      offset = known.size() - T;
-    } else {
-      step.kind = "prefill";
-      offset = t.sequence.size();
-      for (const TokenText& tok : step.tokens) t.sequence.push_back(tok);
-    }
+  t.window_offset.push_back(place_in_sequence(t, step, ids));
+  // A reset records only the token it runs for the first time (the one
+  // chosen from the previous step): see TraceStep::rows_start.
+  step.rows_start = start;
+  step.rows_count = T;
+  if (step.kind == "window_reset" && t.pending_next) {
+    step.rows_start = start + T - 1;
+    step.rows_count = 1;
   }
   t.pending_next.reset();
-  t.window_offset.push_back(offset);
   t.steps.push_back(std::move(step));
   t.open = true;
   t.grad_handles.clear();
   t.grad_shapes.clear();
   t.logits = Tensor();
-
-  if (t.options.graph) {
-    t.recorder = std::make_unique<OpGraphRecorder>();
-    for (const auto& [name, w] : model.named_parameters())
-      t.recorder->label_input(w, "param", name);
-    // The cache as the previous step left it: a kv_cache node per layer,
-    // linked to the node that held it there.
-    if (cache && !t.steps.empty() && t.steps.size() >= 2) {
-      const TraceStep& prev = t.steps[t.steps.size() - 2];
-      for (std::size_t l = 0; l < cache->size() && l < t.cache_k.size(); ++l) {
-        const KVCache& c = (*cache)[l];
-        for (int which = 0; which < 2; ++which) {
-          const Tensor& now = which == 0 ? c.k() : c.v();
-          const Tensor& then = which == 0 ? t.cache_k[l] : t.cache_v[l];
-          if (!now.defined() || !then.defined() ||
-              now.node()->storage != then.node()->storage)
-            continue;
-          std::size_t id =
-              t.recorder->label_input(now, "kv_cache", which == 0 ? "k" : "v", int(l));
-          const auto& from = which == 0 ? prev.cache_k_node : prev.cache_v_node;
-          if (l < from.size())
-            t.links.push_back({l, which == 0 ? "k" : "v", prev.index, from[l],
-                               t.steps.back().index, id});
-        }
-      }
-    }
-  }
+  if (t.options.graph) start_graph(t, model, cache);
 }
 
 void set_layer(Tracer::Impl& t, int layer) {
   if (t.open && t.recorder) t.recorder->set_layer(layer);
 }
 
-// Copies x (seen with shape `as`) into a snapshot, keeping only the selected
-// heads along axis 1 of a 4-D tensor.
+// Keeps rows [from, from + count) of the query axis (`axis`) of a row-major
+// tensor of `shape`, in place.
+void keep_rows(std::vector<double>& data, Shape& shape, std::size_t axis,
+               std::size_t from, std::size_t count) {
+  if (from == 0 && count == shape[axis]) return;
+  std::size_t outer = 1, inner = 1;
+  for (std::size_t i = 0; i < axis; ++i) outer *= shape[i];
+  for (std::size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  std::vector<double> kept;
+  kept.reserve(outer * count * inner);
+  for (std::size_t o = 0; o < outer; ++o) {
+    auto block = data.begin() + std::ptrdiff_t((o * shape[axis] + from) * inner);
+    kept.insert(kept.end(), block, block + std::ptrdiff_t(count * inner));
+  }
+  data = std::move(kept);
+  shape[axis] = count;
+}
+
+// Copies x (seen with shape `as`) into a snapshot, keeping only the step's
+// recorded query rows (axis 1 of [B, T, d], axis 2 of [B, H, T, m]) and the
+// selected heads along axis 1 of a 4-D tensor.
 Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
               const Shape& as) {
   Snapshot s;
@@ -227,6 +260,10 @@ Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const 
   s.layer = layer;
   s.shape = as.empty() ? x.shape() : as;
   std::vector<double> all = x.to_vector();
+  const TraceStep& step = t.steps.back();
+  const std::size_t row_axis = s.shape.size() == 4 ? 2 : 1;
+  if (s.shape.size() >= 3 && s.shape[row_axis] == step.tokens.size())
+    keep_rows(all, s.shape, row_axis, step.rows_start - step.start, step.rows_count);
   if (s.shape.size() != 4) {
     s.data = std::move(all);
     return s;
@@ -257,6 +294,8 @@ Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const 
 void record(Tracer::Impl& t, const char* name, std::size_t layer, const Tensor& x,
             const Shape& as_shape) {
   if (!t.open || !t.layer_selected(layer)) return;
+  const std::string_view n = name;
+  if (!t.options.vectors && n != "attn.scores" && n != "attn.softmax") return;
   t.steps.back().snapshots.push_back(take(t, name, layer, x, as_shape));
   if (t.options.grads) {
     Tensor handle = x;
@@ -272,27 +311,18 @@ void record_scores(Tracer::Impl& t, std::size_t layer, const Tensor& scores,
                    const Shape& as_shape, std::size_t query_start,
                    std::size_t key_start) {
   if (!t.open || !t.layer_selected(layer)) return;
+  // The masked scores are not recorded: they are these with every key after
+  // its query hidden (query_start and key_start say where), and softmax
+  // gives those keys exactly 0.
+  (void)query_start;
+  (void)key_start;
   record(t, "attn.scores", layer, scores, as_shape);
-  // The same numbers with every hidden entry (key position > query position)
-  // replaced by NaN, written to JSON as null: softmax gives them exactly 0.
-  Snapshot masked = t.steps.back().snapshots.back();
-  masked.name = "attn.scores_masked";
-  const std::size_t T = masked.shape[2], m = masked.shape[3];
-  for (std::size_t row = 0; row < masked.data.size() / m; ++row) {
-    const std::size_t query = query_start + row % T;
-    for (std::size_t j = 0; j < m; ++j)
-      if (key_start + j > query) masked.data[row * m + j] = std::nan("");
-  }
-  t.steps.back().snapshots.push_back(std::move(masked));
-  if (t.options.grads) {  // no tensor of its own
-    t.grad_handles.push_back(Tensor());
-    t.grad_shapes.push_back({});
-  }
 }
 
-void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
-  TraceStep& step = t.steps.back();
-  // The next-token distribution at the last position of row 0, in double.
+// The next-token distribution at the last position of row 0, in double: its
+// top_k most likely tokens go into the step, the whole of it into
+// t.last_probs (for set_next_token).
+void record_top_k(Tracer::Impl& t, TraceStep& step, const Tensor& logits) {
   const std::size_t V = logits.dim(-1), T = step.tokens.size();
   std::vector<double> all = logits.to_vector();
   std::vector<double> z(all.begin() + std::ptrdiff_t((T - 1) * V),
@@ -312,8 +342,10 @@ void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
     step.top_k.push_back({tok.id, tok.text, z[order[i]]});
   }
   t.last_probs = std::move(z);
+}
 
-  // The cache after the step.
+// The cache after the step: its shape and bytes, and the keys attended over.
+void record_cache(TraceStep& step, const Cache* cache) {
   step.cache_mode = "none";
   if (cache && !cache->empty() && (*cache)[0].k().defined()) {
     const KVCache& c0 = (*cache)[0];
@@ -326,25 +358,34 @@ void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
     step.keys = step.cache_shape[2];
   } else {
     step.key_start = step.start;
-    step.keys = T;
+    step.keys = step.tokens.size();
   }
+}
 
-  if (t.recorder) {
-    t.cache_k.clear();
-    t.cache_v.clear();
-    if (cache)
-      for (const KVCache& c : *cache) {
-        if (!c.k().defined()) continue;
-        auto k_id = t.recorder->find(c.k()), v_id = t.recorder->find(c.v());
-        if (!k_id || !v_id) continue;
-        step.cache_k_node.push_back(*k_id);
-        step.cache_v_node.push_back(*v_id);
-        t.cache_k.push_back(c.k());
-        t.cache_v.push_back(c.v());
-      }
-    step.graph = t.recorder->graph();
-    t.recorder.reset();
-  }
+// Closes the step's op graph, noting which nodes hold each layer's cache (the
+// next step links its kv_cache nodes to them).
+void finish_graph(Tracer::Impl& t, TraceStep& step, const Cache* cache) {
+  t.cache_k.clear();
+  t.cache_v.clear();
+  if (cache)
+    for (const KVCache& c : *cache) {
+      if (!c.k().defined()) continue;
+      auto k_id = t.recorder->find(c.k()), v_id = t.recorder->find(c.v());
+      if (!k_id || !v_id) continue;
+      step.cache_k_node.push_back(*k_id);
+      step.cache_v_node.push_back(*v_id);
+      t.cache_k.push_back(c.k());
+      t.cache_v.push_back(c.v());
+    }
+  step.graph = t.recorder->graph();
+  t.recorder.reset();
+}
+
+void end_step(Tracer::Impl& t, const Tensor& logits, const Cache* cache) {
+  TraceStep& step = t.steps.back();
+  record_top_k(t, step, logits);
+  record_cache(step, cache);
+  if (t.recorder) finish_graph(t, step, cache);
   if (t.options.grads) {
     t.logits = logits;
     t.grad_handles.resize(step.snapshots.size());

@@ -1,9 +1,9 @@
-// train.cpp: the training loop of train.h, held-out evaluation, progress
-// output, metrics.jsonl, and the training checkpoint (atomic save, recovery,
-// resume).
+// train.cpp: the training loop of train.h, train_step, progress output,
+// metrics.jsonl, and the training checkpoint (atomic save, recovery, resume).
+// Held-out evaluation is evaluate.cpp's.
 //
 // Sections: the run folder (save and recovery), the options as JSON,
-// evaluation, progress, and the loop itself at the bottom.
+// signals, progress helpers, one step, and the loop itself at the bottom.
 #include "glassllm/train/train.h"
 
 #include <fcntl.h>
@@ -20,7 +20,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "glassllm/engine/ops.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/train/optim.h"
@@ -280,72 +279,35 @@ TrainOptions saved_options(const std::string& out) {
   return options_from_json(read_state(out).at("options"), out);
 }
 
-std::string EvalResult::summary() const {
-  std::string s = "loss " + fixed(loss, 4);
-  if (accuracy) {
-    s += " | accuracy " + fixed(100 * *accuracy, 1) + "% (";
-    bool first = true;
-    for (const auto& [task, acc] : task_accuracy) {
-      s += (first ? "" : ", ") + task + " " + fixed(100 * acc, 1) + "%";
-      first = false;
-    }
-    s += ")";
-  }
-  return s;
-}
+// ---- one step ------------------------------------------------------------------------
 
-EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tokenizer,
-                    std::uint64_t seed, std::size_t batches, std::size_t batch_size) {
-  no_grad guard;
-  EvalResult r;
-  double loss_sum = 0;
-  std::map<std::string, std::pair<std::size_t, std::size_t>>
-      right;  // task -> (correct, total)
-  for (const std::string& p : task.parts()) right[p] = {0, 0};
-  const std::size_t T = model.config().max_len;
-  for (std::size_t i = 0; i < batches; ++i) {
-    Batch b = make_batch(task, tokenizer, seed, i, batch_size, T, Split::heldout);
-    Tensor logits = model.forward(b.tokens);  // [B, T, V]
-    std::vector<std::int64_t> flat;
-    for (const auto& row : b.targets) flat.insert(flat.end(), row.begin(), row.end());
-    const std::size_t n = b.counted();
-    if (n == 0) continue;
-    loss_sum += cross_entropy(logits, flat, -100).item() * double(n);
-    r.targets += n;
-    const std::size_t V = logits.dim(-1);
-    std::vector<double> values = logits.to_vector();
-    auto argmax = [&](std::size_t row, std::size_t pos) {
-      const double* z = values.data() + (row * T + pos) * V;
-      return std::int64_t(std::max_element(z, z + V) - z);
-    };
-    for (const ExampleSpan& e : b.examples) {
-      bool ok = true;
-      for (std::size_t p = e.first; p < e.last && ok; ++p)
-        ok = argmax(e.row, p) == b.targets[e.row][p];
-      right[e.task].first += ok;
-      right[e.task].second += 1;
+StepResult train_step(GlassLM& model, Optimizer& optimizer, const Batch& batch,
+                      double clip) {
+  StepResult r;
+  {
+    Tensor loss = model.loss(batch.tokens, batch.targets);  // [B, T] -> ()
+    r.loss = loss.item();
+    if (std::isfinite(r.loss)) {
+      loss.backward();
+      r.grad_norm = clip_grad_norm(optimizer.params(), clip);
     }
+  }  // the graph is freed here, before the update
+  if (std::isfinite(r.loss) && std::isfinite(r.grad_norm)) {
+    optimizer.step();
+    r.updated = true;
   }
-  r.loss = r.targets ? loss_sum / double(r.targets) : 0.0;
-  if (task.synthetic()) {
-    std::size_t correct = 0;
-    for (const auto& [name, ct] : right) {
-      correct += ct.first;
-      r.examples += ct.second;
-      r.task_accuracy[name] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
-    }
-    r.accuracy = r.examples ? double(correct) / double(r.examples) : 0.0;
-  }
+  optimizer.zero_grad();
   return r;
 }
 
-// ---- the loop
-// ------------------------------------------------------------------------------
+// ---- the loop ------------------------------------------------------------------------
 
-TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
-                  bool terminal) {
-  TrainOptions o = options;
-  Tokenizer tokenizer;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// `o` checked, with vocab_size filled in from the tokenizer.
+TrainOptions checked_options(TrainOptions o, const Tokenizer& tokenizer) {
   if (o.model.vocab_size == 0) o.model.vocab_size = tokenizer.vocab_size();
   if (o.model.vocab_size != tokenizer.vocab_size())
     throw std::invalid_argument("train: vocab_size " +
@@ -357,28 +319,37 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
   if (o.steps == 0 || o.batch_size == 0)
     throw std::invalid_argument("train: --steps and --batch-size must be positive");
   if (o.log_every == 0) o.log_every = 1;
-  std::unique_ptr<Task> task = make_task(o.task, tokenizer);
-  // Fail now, not after the first save, if the rows cannot hold an example.
-  make_batch(*task, tokenizer, o.seed, 0, 1, o.model.max_len, Split::train);
+  return o;
+}
 
-  const fs::path dir(o.out);
-  std::size_t step = 0;  // steps done
-  std::string metrics;   // metrics.jsonl so far, saved with each checkpoint
-  Json best_eval = nullptr;
+// A run in progress: its model, optimizer and step, and what is saved with
+// them. start() or resume() makes the model.
+struct Run {
+  Tokenizer tokenizer;
+  TrainOptions o;
+  std::unique_ptr<Task> task;
+  std::ostream& out;
+  bool terminal;
   std::optional<GlassLM> model;
   std::unique_ptr<Optimizer> optimizer;
-  if (resume) {
-    recover_run_folder(o.out);
-    TrainOptions saved = saved_options(o.out);
-    check_same_run(o, saved);
-    Json state = read_state(o.out);
-    step = state.at("step").get<std::size_t>();
-    best_eval = state.value("best_eval_loss", Json(nullptr));
-    model.emplace(load_checkpoint(o.out).model);
-    optimizer = make_optimizer(o, *model);
-    optimizer->load_state(read_safetensors((dir / kOptimizerFile).string()));
-    metrics = metrics_up_to((dir / kMetricsFile).string(), step);
-  } else {
+  std::size_t step = 0;        // steps done
+  std::size_t saved_step = 0;  // the step OUT holds
+  std::string metrics;         // metrics.jsonl so far, saved with each checkpoint
+  Json best_eval = nullptr;
+
+  Run(const TrainOptions& options, std::ostream& out, bool terminal)
+      : o(checked_options(options, tokenizer)),
+        task(make_task(o.task, tokenizer)),
+        out(out),
+        terminal(terminal) {
+    // Fail now, not after the first save, if the rows cannot hold an example.
+    make_batch(*task, tokenizer, o.seed, 0, 1, o.model.max_len, Split::train);
+  }
+
+  // A new run: OUT must be free. The model is initialised from the seed,
+  // saved as step 0 and evaluated.
+  void start() {
+    const fs::path dir(o.out);
     if (holds_run(dir) || fs::exists(o.out + ".previous"))
       throw std::invalid_argument(o.out +
                                   ": a training run exists; pass --resume to continue "
@@ -388,36 +359,56 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
           o.out + ": exists and is not an empty folder; choose another --out");
     model.emplace(o.model, o.seed, o.dtype);
     optimizer = make_optimizer(o, *model);
+    out << "training " << model->parameter_count() << " parameters ("
+        << dtype_name(o.dtype) << ") on " << o.task << ": " << o.steps << " steps of "
+        << o.batch_size << " x " << o.model.max_len << " tokens, " << o.optimizer
+        << ", lr " << o.lr << "\n";
+    save();  // OUT exists from the start, and holds step 0
+    evaluate_now();
   }
-  NamedTensors params = model->named_parameters();
-  for (auto& [name, w] : params) w.requires_grad_();
 
-  auto state_json = [&] {
-    return Json{{"format", kStateFormat},
-                {"version", kStateVersion},
-                {"step", step},
-                {"task", o.task},
-                {"seed", o.seed},
-                {"optimizer", o.optimizer},
-                {"best_eval_loss", best_eval},
-                {"options", options_json(o)}};
-  };
-  std::size_t saved_step = step;
-  auto save = [&] {
-    save_run(o.out, *model, tokenizer, *optimizer, state_json(), metrics);
+  // The run saved in OUT, continued where it stopped.
+  void resume() {
+    const fs::path dir(o.out);
+    recover_run_folder(o.out);
+    check_same_run(o, saved_options(o.out));
+    Json state = read_state(o.out);
+    step = saved_step = state.at("step").get<std::size_t>();
+    best_eval = state.value("best_eval_loss", Json(nullptr));
+    model.emplace(load_checkpoint(o.out).model);
+    for (auto& [name, w] : model->named_parameters()) w.requires_grad_();
+    optimizer = make_optimizer(o, *model);
+    optimizer->load_state(read_safetensors((dir / kOptimizerFile).string()));
+    metrics = metrics_up_to((dir / kMetricsFile).string(), step);
+    out << "resuming " << o.out << " at step " << step << " of " << o.steps << std::endl;
+  }
+
+  void save() {
+    Json state{{"format", kStateFormat},
+               {"version", kStateVersion},
+               {"step", step},
+               {"task", o.task},
+               {"seed", o.seed},
+               {"optimizer", o.optimizer},
+               {"best_eval_loss", best_eval},
+               {"options", options_json(o)}};
+    save_run(o.out, *model, tokenizer, *optimizer, state, metrics);
     saved_step = step;
-  };
-  auto log_metrics = [&](const Json& j) {
+  }
+
+  void log_metrics(const Json& j) {
     std::string line = j.dump() + "\n";
     metrics += line;
-    std::ofstream f(dir / kMetricsFile,
+    std::ofstream f(fs::path(o.out) / kMetricsFile,
                     std::ios::app);  // live, for plotting during the run
     f << line;
-  };
-  auto clear_line = [&] {
+  }
+
+  void clear_line() {
     if (terminal) out << "\r\033[K";
-  };
-  auto run_eval = [&] {
+  }
+
+  void evaluate_now() {
     EvalResult e =
         evaluate(*model, *task, tokenizer, o.seed, o.eval_batches, o.batch_size);
     clear_line();
@@ -430,125 +421,148 @@ TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
     }
     log_metrics(j);
     if (best_eval.is_null() || e.loss < best_eval.get<double>()) best_eval = e.loss;
-  };
-
-  if (!resume) {
-    out << "training " << model->parameter_count() << " parameters ("
-        << dtype_name(o.dtype) << ") on " << o.task << ": " << o.steps << " steps of "
-        << o.batch_size << " x " << o.model.max_len << " tokens, " << o.optimizer
-        << ", lr " << o.lr << "\n";
-    save();  // OUT exists from the start, and holds step 0
-    run_eval();
-  } else {
-    out << "resuming " << o.out << " at step " << step << " of " << o.steps << std::endl;
   }
 
-  StopSignals signals;
-  TrainResult result;
-  using Clock = std::chrono::steady_clock;
-  const auto session_start = Clock::now();
-  const std::size_t session_first = step;
-  double elapsed_before = 0;  // elapsed_s continues across resumes
-  if (!metrics.empty()) {
-    std::istringstream lines(metrics);
+  // Says why the step after `step` was not taken; the weights in memory and
+  // on disk are good.
+  void report_divergence(const StepResult& s) {
+    clear_line();
+    const std::string what =
+        std::isfinite(s.loss)
+            ? "gradient norm is " + std::to_string(s.grad_norm)
+            : std::string("loss is ") + (std::isnan(s.loss) ? "nan" : "inf");
+    out << what << " at step " << step + 1 << "; stopping; " << o.out
+        << " still holds step " << saved_step << std::endl;
+  }
+};
+
+// The training loss's metrics lines and the progress shown: a plain line
+// every log_every steps, or on a terminal one line rewritten every step.
+class Progress {
+ public:
+  explicit Progress(const Run& run)
+      : session_start_(Clock::now()),
+        window_start_(session_start_),
+        session_first_(run.step) {
+    // elapsed_s continues across resumes.
+    std::istringstream lines(run.metrics);
     for (std::string line; std::getline(lines, line);)
       if (Json j = Json::parse(line, nullptr, false); j.contains("elapsed_s"))
-        elapsed_before = j["elapsed_s"].get<double>();
+        elapsed_before_ = j["elapsed_s"].get<double>();
   }
-  auto window_start = Clock::now();
-  double window_loss = 0, last_norm = 0;
-  std::size_t window_steps = 0;
-  const std::size_t tokens_per_step = o.batch_size * o.model.max_len;
+
+  // After run.step steps, the last with this loss and gradient norm.
+  void after_step(Run& run, const StepResult& s, std::size_t stop_at) {
+    window_loss_ += s.loss;
+    last_norm_ = s.grad_norm;
+    ++window_steps_;
+    const auto now = Clock::now();
+    const double session_s = std::chrono::duration<double>(now - session_start_).count();
+    if (run.step % run.o.log_every == 0 || run.step == stop_at) log_window(run, now);
+    if (run.terminal) show_bar(run, s.loss, session_s);
+  }
+
+ private:
+  // The metrics line of the steps since the last one (and, not on a
+  // terminal, a plain progress line).
+  void log_window(Run& run, Clock::time_point now) {
+    const TrainOptions& o = run.o;
+    const double session_s = std::chrono::duration<double>(now - session_start_).count();
+    const double window_s = std::chrono::duration<double>(now - window_start_).count();
+    const double tps =
+        double(window_steps_ * o.batch_size * o.model.max_len) / std::max(window_s, 1e-9);
+    const double mean_loss = window_loss_ / double(window_steps_);
+    run.log_metrics(Json{{"step", run.step},
+                         {"loss", mean_loss},
+                         {"lr", run.optimizer->lr},
+                         {"grad_norm", last_norm_},
+                         {"tokens_per_s", tps},
+                         {"elapsed_s", elapsed_before_ + session_s}});
+    if (!run.terminal)
+      run.out << "step " << run.step << "/" << o.steps << " loss " << fixed(mean_loss, 4)
+              << " lr " << run.optimizer->lr << " grad_norm " << fixed(last_norm_, 3)
+              << " | " << thousands(tps) << " tok/s | ETA "
+              << duration(eta(run, session_s)) << std::endl;
+    window_loss_ = 0;
+    window_steps_ = 0;
+    window_start_ = now;
+  }
+
+  // One line, rewritten every step.
+  void show_bar(Run& run, double loss, double session_s) {
+    const TrainOptions& o = run.o;
+    const double tps =
+        double((run.step - session_first_) * o.batch_size * o.model.max_len) /
+        std::max(session_s, 1e-9);
+    const int width = 20,
+              filled = int(double(width) * double(run.step) / double(o.steps));
+    std::string bar(std::size_t(filled), '=');
+    if (filled < width) bar += ">" + std::string(std::size_t(width - filled - 1), ' ');
+    run.out << "\r\033[Kstep " << run.step << "/" << o.steps << " [" << bar << "] loss "
+            << fixed(loss, 3) << " | " << thousands(tps) << " tok/s | ETA "
+            << duration(eta(run, session_s)) << std::flush;
+  }
+
+  // Seconds left at this session's pace.
+  double eta(const Run& run, double session_s) const {
+    return session_s / double(run.step - session_first_) * double(run.o.steps - run.step);
+  }
+
+  Clock::time_point session_start_, window_start_;
+  std::size_t session_first_;
+  double elapsed_before_ = 0, window_loss_ = 0, last_norm_ = 0;
+  std::size_t window_steps_ = 0;
+};
+
+}  // namespace
+
+TrainResult train(const TrainOptions& options, bool resume, std::ostream& out,
+                  bool terminal) {
+  Run run(options, out, terminal);
+  if (resume)
+    run.resume();
+  else
+    run.start();
+  const TrainOptions& o = run.o;
+  StopSignals signals;
+  Progress progress(run);
+  TrainResult result;
   const std::size_t stop_at = o.stop_after ? std::min(o.stop_after, o.steps) : o.steps;
 
-  while (step < stop_at) {
-    Batch batch = make_batch(*task, tokenizer, o.seed, step, o.batch_size,
+  while (run.step < stop_at) {
+    Batch batch = make_batch(*run.task, run.tokenizer, o.seed, run.step, o.batch_size,
                              o.model.max_len, Split::train);
-    Tensor loss = model->loss(batch.tokens, batch.targets);
-    const double loss_value = loss.item();
-    double norm = 0;
-    if (std::isfinite(loss_value)) {
-      loss.backward();
-      norm = clip_grad_norm(params, o.clip);
-    }
-    if (!std::isfinite(loss_value) || !std::isfinite(norm)) {
-      // Stop before the update: the weights in memory and on disk are good.
-      clear_line();
-      const std::string what =
-          std::isfinite(loss_value)
-              ? "gradient norm is " + std::to_string(norm)
-              : std::string("loss is ") + (std::isnan(loss_value) ? "nan" : "inf");
-      out << what << " at step " << step + 1 << "; stopping; " << o.out
-          << " still holds step " << saved_step << std::endl;
+    run.optimizer->lr = lr_at(run.step, o.lr, o.warmup, o.steps, o.min_lr_ratio);
+    StepResult s = train_step(*run.model, *run.optimizer, batch, o.clip);
+    if (!s.updated) {  // a non-finite loss or norm: stop before the update
+      run.report_divergence(s);
       result.status = TrainStatus::diverged;
-      result.step = step;
-      result.saved_step = saved_step;
+      result.step = run.step;
+      result.saved_step = run.saved_step;
       return result;
     }
-    optimizer->lr = lr_at(step, o.lr, o.warmup, o.steps, o.min_lr_ratio);
-    optimizer->step();
-    optimizer->zero_grad();
-    loss = Tensor();  // frees the graph before the next step builds one
-    ++step;
-    result.last_loss = loss_value;
-    window_loss += loss_value;
-    last_norm = norm;
-    ++window_steps;
+    ++run.step;
+    result.last_loss = s.loss;
+    progress.after_step(run, s, stop_at);
 
-    const auto now = Clock::now();
-    const double session_s = std::chrono::duration<double>(now - session_start).count();
-    if (step % o.log_every == 0 || step == stop_at) {
-      const double window_s = std::chrono::duration<double>(now - window_start).count();
-      const double tps =
-          double(window_steps * tokens_per_step) / std::max(window_s, 1e-9);
-      log_metrics(Json{{"step", step},
-                       {"loss", window_loss / double(window_steps)},
-                       {"lr", optimizer->lr},
-                       {"grad_norm", last_norm},
-                       {"tokens_per_s", tps},
-                       {"elapsed_s", elapsed_before + session_s}});
-      if (!terminal) {
-        const double eta =
-            session_s / double(step - session_first) * double(o.steps - step);
-        out << "step " << step << "/" << o.steps << " loss "
-            << fixed(window_loss / double(window_steps), 4) << " lr " << optimizer->lr
-            << " grad_norm " << fixed(last_norm, 3) << " | " << thousands(tps)
-            << " tok/s | ETA " << duration(eta) << std::endl;
-      }
-      window_loss = 0;
-      window_steps = 0;
-      window_start = now;
-    }
-    if (terminal) {
-      // One line, rewritten every step.
-      const double tps =
-          double((step - session_first) * tokens_per_step) / std::max(session_s, 1e-9);
-      const double eta =
-          session_s / double(step - session_first) * double(o.steps - step);
-      const int width = 20, filled = int(double(width) * double(step) / double(o.steps));
-      std::string bar(std::size_t(filled), '=');
-      if (filled < width) bar += ">" + std::string(std::size_t(width - filled - 1), ' ');
-      out << "\r\033[Kstep " << step << "/" << o.steps << " [" << bar << "] loss "
-          << fixed(loss_value, 3) << " | " << thousands(tps) << " tok/s | ETA "
-          << duration(eta) << std::flush;
-    }
-    if ((o.eval_every && step % o.eval_every == 0) || step == o.steps) run_eval();
-    const bool stopping = g_signal != 0 || step == stop_at;
-    if ((o.save_every && step % o.save_every == 0) || stopping) save();
-    if (g_signal != 0 || (step == stop_at && stop_at < o.steps)) {
-      clear_line();
-      out << "interrupted at step " << step << ": saved " << o.out
+    if ((o.eval_every && run.step % o.eval_every == 0) || run.step == o.steps)
+      run.evaluate_now();
+    const bool stopping = g_signal != 0 || run.step == stop_at;
+    if ((o.save_every && run.step % o.save_every == 0) || stopping) run.save();
+    if (g_signal != 0 || (run.step == stop_at && stop_at < o.steps)) {
+      run.clear_line();
+      out << "interrupted at step " << run.step << ": saved " << o.out
           << "; continue with --resume" << std::endl;
       result.status = TrainStatus::interrupted;
       result.signal = g_signal;
       break;
     }
   }
-  clear_line();
+  run.clear_line();
   if (result.status == TrainStatus::finished)
-    out << "finished " << step << " steps: saved " << o.out << std::endl;
-  result.step = step;
-  result.saved_step = saved_step;
+    out << "finished " << run.step << " steps: saved " << o.out << std::endl;
+  result.step = run.step;
+  result.saved_step = run.saved_step;
   return result;
 }
 

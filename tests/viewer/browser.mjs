@@ -62,3 +62,27 @@ export function glassllm(...args) {
 export function fileUrl(p) {
   return "file://" + path.resolve(p);
 }
+
+// A trace file as the tests read it: version 2 packs each tensor's values
+// in base64 of little-endian float32 (or float64); they come back here as
+// lists of numbers rounded to the digits the tracer kept, the numbers a
+// version 1 trace wrote as text. Decoded with Node's Buffer, not the page's
+// code.
+export function readTrace(file) {
+  const doc = JSON.parse(fs.readFileSync(file, "utf8"));
+  const p = doc.options.precision;
+  const digits = p > 0 ? p : doc.dtype === "float32" ? 9 : 17;
+  const width = doc.dtype === "float64" ? 8 : 4;
+  const unpack = (text) => {
+    const bytes = Buffer.from(text, "base64");
+    return Array.from({ length: bytes.length / width }, (_, i) => {
+      const v = width === 8 ? bytes.readDoubleLE(i * 8) : bytes.readFloatLE(i * 4);
+      return Number.isFinite(v) ? Number(v.toPrecision(digits)) : v;
+    });
+  };
+  for (const step of doc.steps)
+    for (const snap of step.snapshots)
+      for (const field of ["data", "grad"])
+        if (typeof snap[field] === "string") snap[field] = unpack(snap[field]);
+  return doc;
+}

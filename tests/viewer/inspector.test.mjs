@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-viewer-"));
@@ -32,7 +32,7 @@ function trace(name, dir, prompt, ...extra) {
     at(name + ".html"),
     ...extra,
   );
-  json[name] = JSON.parse(fs.readFileSync(at(name + ".json"), "utf8"));
+  json[name] = readTrace(at(name + ".json"));
 }
 
 before(async () => {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-projector-"));
@@ -34,7 +34,7 @@ function trace(name, dir, prompt, ...extra) {
     at(name + ".html"),
     ...extra,
   );
-  json[name] = JSON.parse(fs.readFileSync(at(name + ".json"), "utf8"));
+  json[name] = readTrace(at(name + ".json"));
 }
 
 before(async () => {
@@ -513,6 +513,39 @@ test("a malformed trace shows one red message and leaves the previous trace on s
     await page.textContent("#message"),
     /^Layers: "x" is not a number or a range like 2-5/,
   );
+  await page.close();
+});
+
+test("a version 1 trace (lists of numbers, masked scores as null, every reset row) still opens", async () => {
+  const page = await open("demo");
+  const v1 = JSON.parse(JSON.stringify(json.demo));
+  v1.version = 1;
+  for (const s of v1.steps) {
+    delete s.rows;
+    const masked = [];
+    for (const snap of s.snapshots)
+      if (snap.name === "attn.scores") {
+        const [, H, T, m] = snap.shape;
+        const data = snap.data.map((v, i) =>
+          i % m > s.start + (Math.floor(i / m) % T) ? null : v,
+        );
+        masked.push({ ...snap, name: "attn.scores_masked", data });
+      }
+    s.snapshots.push(...masked);
+  }
+  await setFile(page, "#trace-file", {
+    name: "v1.json",
+    mimeType: "application/json",
+    buffer: Buffer.from(JSON.stringify(v1)),
+  });
+  assert.ok(await page.isHidden("#message"), await page.textContent("#message"));
+  assert.match(await page.textContent("#summary"), /^v1\.json: 4 layers/);
+  await page.check('input[value="attn.scores_masked"]');
+  const v = await page.evaluate(
+    () => snapshot(window.glassllmInspector.state.trace, 0, "attn.scores_masked", 0).data[1],
+  );
+  assert.equal(v, null);
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
 

@@ -1,10 +1,13 @@
-// blas.h: which BLAS library does GlassLM's matrix products, and with how
-// many threads.
+// blas.h: which backend does GlassLM's matrix products, and with how many
+// threads.
 //
 // Every matrix product (matmul, linear and their gradients) goes through one
-// file, glassllm/fast/blas.cpp, which opens OpenBLAS at run time on first use.
-// Nothing here is needed to compute; it is for benchmarks, bug reports and
-// for choosing the thread count. Standard headers only.
+// file, glassllm/fast/blas.cpp, and from there to the backend chosen when the
+// build was configured (-DGLASSLLM_BLAS=auto|openblas|system|builtin):
+// OpenBLAS opened at run time, the system's BLAS linked by CMake, or
+// GlassLM's own C++ GEMM. Nothing here is needed to compute; it is for
+// benchmarks, bug reports and for choosing the thread count. Standard
+// headers only.
 #pragma once
 
 #include <string>
@@ -13,18 +16,20 @@ namespace glassllm {
 
 /// What blas_info() reports.
 struct BlasInfo {
-  std::string library;  ///< the file opened, e.g. ".../libopenblas.so.0"
-  std::string core;     ///< kernel family: "SkylakeX", "Haswell", "Prescott", ...
+  std::string backend;  ///< "openblas", "system" or "builtin"
+  std::string library;  ///< the file opened or linked, e.g. ".../libopenblas.so.0"
+  std::string core;     ///< kernels: "SkylakeX", "Haswell", "Prescott", ... (OpenBLAS)
   std::string config;   ///< OpenBLAS's build line (version, threading, ...)
-  int threads;          ///< threads per product
+  int threads = 1;      ///< threads per product; 0: the library decides (system)
 };
 
-/// Opens OpenBLAS if it is not open yet and describes it.
+/// Describes the backend, opening OpenBLAS first if that is the backend.
 /// Throws std::runtime_error if libopenblas.so.0 cannot be opened.
-///   std::cout << blas_info().core << "\n";   // "SkylakeX"
+///   std::cout << blas_info().backend << "\n";   // "openblas"
 BlasInfo blas_info();
 
-/// Sets the number of threads OpenBLAS uses for each product (n >= 1).
+/// Sets the number of threads each product uses (n >= 1). With the system
+/// backend the library's own settings decide and this does nothing.
 /// The default is the environment variable GLASSLLM_THREADS if set, else the
 /// number of cores. Results repeat bit for bit for a given thread count; use
 /// 1 to compare runs across machines with different core counts. Throws

@@ -1,19 +1,27 @@
 // model.h: the GlassLM transformer (Llama architecture, in miniature), its
 // K/V cache, and generation.
 //
-// The math, the weight names and the defaults are fixed by the design:
-//   x = embed_tokens[tokens]
+// The math, the weight names and the defaults are fixed by the design
+// (docs/design.md). With W x meaning x @ W^T and no biases:
+//   x = embed_tokens[tokens]                    [B, T] -> [B, T, d_model]
 //   for each layer:
+//     x = x + attention_block(x)
+//     x = x + mlp_block(x)
+//   logits = lm_head(rmsnorm(x) * norm)         [B, T, vocab_size]
+// where
+//   attention_block(x):
 //     h = rmsnorm(x) * input_layernorm
-//     q, k, v = q_proj h, k_proj h, v_proj h   -> [B, H|Hkv, T, hd]
-//     q, k = rope(q), rope(k)                  positions start .. start+T-1
+//     q, k, v = split_heads(q_proj h, k_proj h, v_proj h)   [B, H|Hkv, T, hd]
+//     q, k = rope(q), rope(k)          positions start .. start+T-1
 //     (with a cache: k, v = concat(cache, k|v) along the positions)
-//     out = softmax(causal(q k^T / sqrt(hd))) v
-//     x = x + o_proj out
-//     x = x + down_proj(silu(gate_proj h2) * up_proj h2), h2 = rmsnorm(x) *
-//     post_attention_layernorm
-//   logits = lm_head(rmsnorm(x) * norm)
-// The forward lives in glassllm/model/model.cpp, in this order, in one file.
+//     out = softmax(causal(q k^T / sqrt(hd))) v             [B, H, T, hd]
+//     return o_proj merge_heads(out)                        [B, T, d_model]
+//   mlp_block(x):
+//     h = rmsnorm(x) * post_attention_layernorm
+//     return down_proj(silu(gate_proj h) * up_proj h)       [B, T, d_model]
+// forward, attention_block and mlp_block are in glassllm/model/model.cpp,
+// the pieces first and forward last; the K/V cache is in kv_cache.cpp,
+// generation in generate.cpp.
 #pragma once
 
 #include <cstdint>
@@ -158,6 +166,10 @@ class KVCache {
   CacheAppendFn append_fn;
 
  private:
+  void check_fits(const Tensor& k_new, const Tensor& v_new) const;  // throws
+  void append_by_concat(const Tensor& k_new, const Tensor& v_new);
+  void append_in_place(const Tensor& k_new, const Tensor& v_new);
+
   CacheMode mode_;
   std::size_t capacity_;
   std::size_t length_ = 0;

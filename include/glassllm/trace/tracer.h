@@ -100,12 +100,16 @@ struct TraceOptions {
   std::size_t top_k = 5;  ///< next-token candidates per step
   bool grads = false;     ///< d log p(next) / d snapshot (forward must record the graph)
   bool graph = true;      ///< record each step's op graph
+  /// Record the vectors too: resid.in, attn.q, attn.k, attn.v and attn.out.
+  /// false keeps only the attention scores and weights (a smaller page).
+  bool vectors = true;
 };
 
 /// One recorded tensor. `data` holds the selected heads only, row-major, at
 /// full precision; `shape` is the recorded shape (axis 1 shortened to
-/// heads.size() when heads were selected). NaN in data marks an entry hidden
-/// by the causal mask (attn.scores_masked only); JSON writes it as null.
+/// heads.size() when heads were selected, the query axis to the step's
+/// recorded rows). The masked scores are not a snapshot: they are the raw
+/// scores with every key after its query hidden, which any reader can redo.
 struct Snapshot {
   std::string name;
   std::size_t layer = 0;
@@ -136,10 +140,16 @@ struct TraceStep {
   std::vector<std::size_t> positions;  ///< start .. start + T - 1
   std::size_t key_start = 0;           ///< position of key 0 (0 with a cache)
   std::size_t keys = 0;                ///< m: keys attended over
-  std::string cache_mode;              ///< "concat", "preallocated" or "none"
-  Shape cache_shape;                   ///< one layer's K after the step [B, Hkv, m, hd]
-  std::size_t cache_length = 0;        ///< positions held
-  std::size_t cache_bytes = 0;         ///< K and V of every layer
+  /// The query rows the snapshots hold: positions rows_start ..
+  /// rows_start + rows_count - 1. Every row of a prefill or decode step; of a
+  /// window reset only the new token's: the others run the previous window
+  /// again, one token shorter, and recording them would make a trace grow
+  /// by max_len rows at every reset.
+  std::size_t rows_start = 0, rows_count = 0;
+  std::string cache_mode;        ///< "concat", "preallocated" or "none"
+  Shape cache_shape;             ///< one layer's K after the step [B, Hkv, m, hd]
+  std::size_t cache_length = 0;  ///< positions held
+  std::size_t cache_bytes = 0;   ///< K and V of every layer
   std::size_t cache_bytes_per_layer = 0;
   std::vector<Snapshot> snapshots;
   std::vector<Candidate> top_k;    ///< of the last position's next token
@@ -185,12 +195,12 @@ class Tracer {
   /// position and stores each snapshot's gradient.
   void set_next_token(std::int64_t id);
 
-  /// The trace as JSON text (format "glassllm-trace", version 1).
+  /// The trace as JSON text (format "glassllm-trace", version 2).
   std::string to_json(int indent = -1) const;
   /// Writes to_json() to `path` through a temporary file and a rename.
   void write(const std::string& path) const;
 
-  static constexpr int format_version = 1;
+  static constexpr int format_version = 2;
 
   struct Impl;
 

@@ -52,6 +52,8 @@ class Optimizer {
   virtual void load_state(const NamedTensors& state) = 0;
   /// Forgets every parameter's gradient (PyTorch's zero_grad(set_to_none=True)).
   void zero_grad();
+  /// The parameters it updates, by name.
+  const NamedTensors& params() const { return params_; }
 
  protected:
   explicit Optimizer(NamedTensors params, double lr)

@@ -1,12 +1,14 @@
 // train.h: the training loop, held-out evaluation, and the training
 // checkpoint that lets a run stop and continue exactly where it was.
 //
-// One step, in glassllm/train/train.cpp:
+// One step of the loop (train() below):
 //   batch = make_batch(task, tokenizer, seed, step, batch_size, max_len, train)
-//   loss  = model.loss(batch.tokens, batch.targets)   the full forward, no cache
-//   loss.backward()
-//   grad_norm = clip_grad_norm(params, clip)
-//   optimizer.lr = lr_at(step, ...); optimizer.step(); optimizer.zero_grad()
+//   optimizer.lr = lr_at(step, ...)
+//   train_step(model, optimizer, batch, clip):
+//     loss = model.loss(batch.tokens, batch.targets)   the full forward, no cache
+//     loss.backward()
+//     grad_norm = clip_grad_norm(params, clip)
+//     optimizer.step(); optimizer.zero_grad()
 //
 // Training always runs the full forward without a K/V cache: it needs the
 // logits at every position of a window at once (all of them are predictions
@@ -38,6 +40,7 @@
 
 #include "glassllm/model/model.h"
 #include "glassllm/model/tokenizer.h"
+#include "glassllm/train/optim.h"
 #include "glassllm/train/tasks.h"
 
 namespace glassllm {
@@ -68,6 +71,28 @@ struct TrainOptions {
   std::size_t stop_after = 0;
   Config model;  ///< sizes; vocab_size 0 means the character tokenizer's
 };
+
+/// What one train_step did.
+struct StepResult {
+  double loss = 0;       ///< the batch's mean cross-entropy, before the update
+  double grad_norm = 0;  ///< the global gradient norm before clipping (0 if not reached)
+  /// False when the loss or the gradient norm was not finite: the weights
+  /// were left as they were.
+  bool updated = false;
+};
+
+/// One training step on `batch`, the one `glassllm train` takes each time:
+///   loss = model.loss(batch.tokens, batch.targets)   mean cross-entropy, full forward
+///   loss.backward()                                  gradients of every weight
+///   grad_norm = clip_grad_norm(weights, clip)        (clip <= 0: only measured)
+///   optimizer.step(); optimizer.zero_grad()          one update, in place
+/// at the learning rate the caller set in optimizer.lr. `optimizer` must hold
+/// the model's weights. When the loss or the norm is not finite it stops
+/// before the update (no backward through a non-finite loss), so the weights
+/// stay as they were; either way the gradients are forgotten on return.
+///   StepResult r = train_step(model, optimizer, batch, /*clip=*/1.0);
+StepResult train_step(GlassLM& model, Optimizer& optimizer, const Batch& batch,
+                      double clip);
 
 /// How a run ended.
 enum class TrainStatus {

@@ -1,0 +1,34 @@
+// bench.h (private): what the two files of `glassllm bench` share: the
+// timing helper, and the figures bench_attention.cpp measures (attention at a
+// real model's shape, the tracer's cost) for bench.cpp to print.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace glassllm::cli {
+
+// Median over `runs` of the seconds one call of f takes, each run timing
+// `inner` calls back to back (so a call shorter than the clock's resolution
+// is still measured). One untimed run first warms caches and BLAS buffers.
+double median_seconds(const std::function<void()>& f, int runs, int inner = 1);
+
+struct AttentionFigures {
+  double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;
+  std::size_t cache_bytes = 0;  // K and V of all layers
+  std::size_t grouped_repeat_bytes = 0, repeat_kv_repeat_bytes = 0;  // repeat_kv copies
+  std::size_t grouped_written = 0, repeat_kv_written = 0;            // every op's output
+};
+
+/// One decode step's attention at the exaone-4.0-1.2b shape, both K/V paths.
+AttentionFigures exaone_attention(int runs);
+
+struct TracerFigures {
+  double prefill_ms = 0, traced_prefill_ms = 0, to_json_ms = 0;
+  std::size_t json_bytes = 0;
+};
+
+/// Prefill with and without a tracer, and the JSON it writes.
+TracerFigures tracer_cost(int runs);
+
+}  // namespace glassllm::cli

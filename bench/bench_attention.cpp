@@ -1,0 +1,132 @@
+// bench_attention.cpp: two of `glassllm bench`'s measurements: one decode
+// step's attention at the exaone-4.0-1.2b shape through both K/V paths
+// (beside the floor of reading the cache once), and what the tracer costs.
+// bench.cpp prints them.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/model.h"
+#include "glassllm/model/tokenizer.h"
+#include "glassllm/trace/tracer.h"
+
+namespace glassllm::cli {
+
+using Clock = std::chrono::steady_clock;
+
+// ---- attention at the exaone-4.0-1.2b shape ----------------------------------------
+
+namespace {
+
+// Reads n floats once and returns their sum: 16 independent accumulators so
+// the loop runs at the memory's speed, not at one add's latency.
+float read_all(const float* p, std::size_t n) {
+  float acc[16] = {};
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
+  for (; i < n; ++i) acc[0] += p[i];
+  float total = 0;
+  for (float a : acc) total += a;
+  return total;
+}
+
+}  // namespace
+
+// One decode step's attention (scores, mask, softmax, probs @ V) over all 30
+// layers of caches already holding 4096 positions, float32, both K/V paths;
+// the floor is reading the caches' 480 MiB once, measured in the same run.
+AttentionFigures exaone_attention(int runs) {
+  const StackShape s{30, 32, 8, 64, 4096};
+  no_grad guard;
+  Cache caches = filled_caches(s, s.ctx, DType::float32);
+  Tensor q = randn({1, s.heads, 1, s.head_dim}, 2);
+  AttentionFigures f;
+  for (const KVCache& c : caches) f.cache_bytes += c.nbytes();
+  auto step = [&](Attention path) {
+    for (std::size_t l = 0; l < s.layers; ++l)
+      attend(q, caches[l].k(), caches[l].v(), s.ctx - 1, 0, path, l);
+  };
+  for (Attention path : {Attention::grouped, Attention::repeat_kv}) {
+    OpGraphRecorder recorder;
+    step(path);
+    std::size_t written = 0;
+    for (const OpNode& n : recorder.graph().nodes) written += n.bytes;
+    bool g = path == Attention::grouped;
+    (g ? f.grouped_written : f.repeat_kv_written) = written;
+    (g ? f.grouped_repeat_bytes : f.repeat_kv_repeat_bytes) =
+        recorder.graph().bytes_written("repeat_kv");
+  }
+  volatile float sink = 0;
+  auto floor = [&] {
+    float total = 0;
+    for (const KVCache& c : caches) {
+      total += read_all(c.k().data<float>(), c.k().size());
+      total += read_all(c.v().data<float>(), c.v().size());
+    }
+    sink = total;
+  };
+  // Interleaved, so that a noisy neighbour slows all three alike.
+  std::vector<double> tg, tr, tf;
+  floor();
+  step(Attention::grouped);
+  for (int r = 0; r < runs; ++r) {
+    tf.push_back(median_seconds(floor, 1));
+    tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
+    tr.push_back(median_seconds([&] { step(Attention::repeat_kv); }, 1));
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  f.floor_ms = 1e3 * median(tf);
+  f.grouped_ms = 1e3 * median(tg);
+  f.repeat_kv_ms = 1e3 * median(tr);
+  (void)sink;
+  return f;
+}
+
+// ---- the tracer's cost ---------------------------------------------------------------
+
+// A default-config prefill of 128 tokens, float32, with and without a Tracer
+// (default options: every layer and head, the op graph), and the JSON.
+TracerFigures tracer_cost(int runs) {
+  Config cfg;
+  cfg.vocab_size = Tokenizer().vocab_size();
+  GlassLM model(cfg, 0);
+  std::vector<std::int64_t> tokens(cfg.max_len);
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    tokens[i] = std::int64_t((i * 7) % cfg.vocab_size);
+  no_grad guard;
+  TracerFigures f;
+  std::vector<double> plain, traced;
+  for (int r = 0; r < runs; ++r) {
+    plain.push_back(median_seconds([&] { model.forward(tokens); }, 1));
+    traced.push_back(median_seconds(
+        [&] {
+          Tracer tracer;
+          model.forward(tokens);
+        },
+        1));
+  }
+  auto median = [](std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  f.prefill_ms = 1e3 * median(plain);
+  f.traced_prefill_ms = 1e3 * median(traced);
+  Tracer tracer;
+  model.forward(tokens);
+  std::string json;
+  f.to_json_ms = 1e3 * median_seconds([&] { json = tracer.to_json(); }, 3);
+  f.json_bytes = json.size();
+  return f;
+}
+
+}  // namespace glassllm::cli

@@ -1,0 +1,31 @@
+// blas_backend.h (private): what each matrix-product backend provides to
+// blas.cpp. Exactly one of glassllm/fast/backends/{openblas,system,builtin}.cpp
+// is compiled, as -DGLASSLLM_BLAS chose at configure time (CMakeLists.txt).
+// Sizes are already checked and nonzero when these are called. Standard
+// headers only.
+#pragma once
+
+#include <cstddef>
+
+#include "glassllm/fast/blas.h"
+
+namespace glassllm::backend {
+
+/// Describes the backend (BlasInfo's fields, threads included).
+BlasInfo info();
+
+/// Threads per product from now on (n >= 1, checked by the caller).
+void set_threads(int n);
+
+/// C = alpha * op(A) op(B) + beta * C, row-major, as glassllm::gemm.
+template <class T>
+void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
+          T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
+          std::size_t ldc);
+
+/// y = alpha * op(A) x + beta * y (y contiguous), A row-major [rows, cols].
+template <class T>
+void gemv(bool trans, std::size_t rows, std::size_t cols, T alpha, const T* A,
+          std::size_t lda, const T* x, std::size_t incx, T beta, T* y);
+
+}  // namespace glassllm::backend
