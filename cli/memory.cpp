@@ -6,6 +6,7 @@
 // size asked for.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,9 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "glassllm/model/budget.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {
@@ -30,6 +34,7 @@ Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype) {
 namespace {
 
 struct MemoryArgs {
+  std::string dir;  // a checkpoint folder: its config.json gives the shape
   std::string preset;
   std::optional<std::string> dtype;  // default: the preset's (float16), else float32
   std::size_t n_layers = 4, n_heads = 4, n_kv_heads = 2, head_dim = 32;
@@ -101,6 +106,18 @@ int memory(const MemoryArgs& a) {
     throw std::invalid_argument("memory: unknown --preset '" + a.preset +
                                 "'; known: exaone-4.0-1.2b");
   }
+  if (!a.dir.empty()) {
+    // A real checkpoint's shape, from its config.json (read, not the weights).
+    const std::string path = (std::filesystem::path(a.dir) / "config.json").string();
+    Config cfg;
+    try {
+      cfg = config_from_json(read_regular_file(path, 64ull << 20, "a config file")).first;
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(a.dir + "/" + e.what());
+    }
+    s = {cfg.n_layers, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim(),
+         std::min<std::size_t>(cfg.max_len, 4096)};
+  }
   if (a.dtype) {
     dtype = *a.dtype;
     dtype_origin.clear();
@@ -168,6 +185,9 @@ Command register_memory(CLI::App& app) {
       "memory",
       "Bytes one decode step moves: the K/V cache, and what repeat_kv copies on each "
       "K/V path (counted on a recorded decode step).");
+  sub->add_option("dir", a->dir,
+                  "A checkpoint folder whose config.json gives the shape (--ctx default: "
+                  "its max_position_embeddings, at most 4096)");
   sub->add_option("--preset", a->preset, "A model shape: exaone-4.0-1.2b");
   add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks", 1, kMaxSize);
   add_whole(sub, "--n-heads", a->n_heads, "Query heads", 1, kMaxSize);

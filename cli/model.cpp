@@ -214,6 +214,18 @@ int grads(const GradsArgs& a) {
   return 0;
 }
 
+// generate with a Hugging Face tokenizer (tokenizer.json): its template adds
+// the BOS token; special tokens are left out of what is printed.
+int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, const GenerateOptions& opt) {
+  const HFTokenizer& tok = *ckpt.hf_tokenizer;
+  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
+  // The tokenizer's text comes from a file: no control character reaches the
+  // terminal (newlines and tabs are text).
+  std::cout << printable(tok.decode(out, true), true) << "\n";
+  return 0;
+}
+
 int generate(const GenerateArgs& a) {
   if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
   const CacheMode cache_mode = parse_cache_mode(a.cache);
@@ -232,9 +244,24 @@ int generate(const GenerateArgs& a) {
                          preallocated_cache_bytes(used, ckpt.model.dtype()),
                          "use a checkpoint with a smaller max_position_embeddings");
   }
+  if (ckpt.hf_tokenizer && !ckpt.tokenizer) {
+    if (!a.stop.empty())
+      throw std::invalid_argument(
+          "generate: --stop needs the character tokenizer (glassllm_tokenizer.json); " +
+          a.dir + " has a Hugging Face tokenizer.json, which stops at its eos_token_id");
+    GenerateOptions opt;
+    opt.max_new_tokens = a.max_new_tokens;
+    opt.temperature = a.temperature;
+    opt.top_k = a.top_k;
+    opt.seed = a.seed;
+    opt.cache_mode = cache_mode;
+    opt.eos_token_ids = ckpt.eos_token_ids;
+    return generate_hf(a, ckpt, opt);
+  }
   if (!ckpt.tokenizer)
     throw std::invalid_argument(
-        "generate: " + a.dir + " has no glassllm_tokenizer.json; text needs a tokenizer");
+        "generate: " + a.dir +
+        " has no glassllm_tokenizer.json or tokenizer.json; text needs a tokenizer");
   const Tokenizer& tok = *ckpt.tokenizer;
   if (std::size_t unknown = tok.count_unknown(a.prompt))
     std::fprintf(stderr,

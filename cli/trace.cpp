@@ -59,7 +59,29 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
                                        std::size_t limit) {
   std::vector<std::size_t> out;
   if (text.empty()) return out;
-  for (std::int64_t v : parse_ids(text, what)) {
+  // "a-b" is the range a, a+1, ..., b: "0-8" for the 9 query heads of
+  // SmolLM2-135M's first three K/V groups.
+  std::string listed;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    std::size_t dash = item.find('-', 1);
+    if (dash != std::string::npos) {
+      std::int64_t lo = parse_ids(item.substr(0, dash), what).at(0);
+      std::int64_t hi = parse_ids(item.substr(dash + 1), what).at(0);
+      if (hi < lo)
+        throw std::invalid_argument(std::string(what) + ": range '" + item +
+                                    "' runs backwards");
+      for (std::int64_t v = lo; v <= hi; ++v)
+        listed += (listed.empty() ? "" : ",") + std::to_string(v);
+    } else {
+      listed += (listed.empty() ? "" : ",") + item;
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  for (std::int64_t v : parse_ids(listed, what)) {
     if (v < 0 || std::size_t(v) >= limit)
       throw std::invalid_argument(std::string(what) + ": " + std::to_string(v) +
                                   " is out of range [0, " + std::to_string(limit) + ")");
@@ -121,9 +143,11 @@ int trace(const TraceArgs& a) {
   Checkpoint ckpt = load_model("trace", dir, std::nullopt, a.allow_nonfinite);
   GlassLM& model = ckpt.model;
   model.attention = attention;
-  if (!ckpt.tokenizer)
+  if (!ckpt.tokenizer && !ckpt.hf_tokenizer)
     throw std::invalid_argument(
-        "trace: " + dir + " has no glassllm_tokenizer.json; a text prompt needs one");
+        "trace: " + dir +
+        " has no glassllm_tokenizer.json or tokenizer.json; a text "
+        "prompt needs one");
   const Config& cfg = model.config();
   {
     // Each step keeps its attention snapshots: per layer and head, T x T
@@ -146,13 +170,25 @@ int trace(const TraceArgs& a) {
   opt.grads = a.grads;
   opt.vectors = !a.attention_only;
 
-  const Tokenizer& tok = *ckpt.tokenizer;
-  std::vector<std::int64_t> prompt = tok.encode(a.prompt);
-  Tracer tracer(opt, &tok);
+  // The character tokenizer of GlassLM's own models, or a Hugging Face one.
+  const bool hf = !ckpt.tokenizer;
+  std::vector<std::int64_t> prompt =
+      hf ? ckpt.hf_tokenizer->encode(a.prompt) : ckpt.tokenizer->encode(a.prompt);
+  auto token_text = [&ckpt, hf](std::int64_t id) {
+    return hf ? ckpt.hf_tokenizer->token_text(id) : ckpt.tokenizer->token_text(id);
+  };
+  auto decode_text = [&](const std::vector<std::int64_t>& ids) {
+    return hf ? ckpt.hf_tokenizer->decode(ids) : ckpt.tokenizer->decode(ids);
+  };
+  Tracer tracer(opt, token_text);
   GenerateOptions gen;
   gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
   gen.eos_token_ids = ckpt.eos_token_ids;  // an answer that ends ends the trace
-  gen.stop = stop_at_strings(tok, prompt.size(), a.stop);
+  if (!a.stop.empty() && hf)
+    throw std::invalid_argument(
+        "trace: --stop needs the character tokenizer (glassllm_tokenizer.json); " + dir +
+        " has a Hugging Face tokenizer.json, which stops at its eos_token_id");
+  if (!a.stop.empty()) gen.stop = stop_at_strings(*ckpt.tokenizer, prompt.size(), a.stop);
   gen.record_graph = a.grads;
   gen.on_step = [&](const Tensor&, std::int64_t next) {
     tracer.set_next_token(next);
@@ -182,7 +218,7 @@ int trace(const TraceArgs& a) {
       !continuation.empty() && std::count(ckpt.eos_token_ids.begin(),
                                           ckpt.eos_token_ids.end(), continuation.back());
   if (ended) continuation.pop_back();
-  const std::string text = tok.decode(continuation), shown = cut_at_stop(text, a.stop);
+  const std::string text = decode_text(continuation), shown = cut_at_stop(text, a.stop);
   std::cout << "continuation: " << printable(shown, true)
             << (ended                        ? " (then the end-of-text token)"
                 : shown.size() < text.size() ? " (then a --stop string)"
@@ -220,9 +256,10 @@ Command register_trace(CLI::App& app) {
                 "Record only the attention scores and weights: no residual, q, k, v or "
                 "attention-output vectors (a smaller page; the inspector's Q\u00b7K view "
                 "then has no vectors to show)");
-  sub->add_option("--layers", a->layers, "Blocks to snapshot, e.g. 0,3 (default: all)");
+  sub->add_option("--layers", a->layers,
+                  "Blocks to snapshot, e.g. 0,3 or 0-5 (default: all)");
   sub->add_option("--heads", a->heads,
-                  "Query heads to snapshot, e.g. 0,2 (default: all)");
+                  "Query heads to snapshot, e.g. 0,2 or 0-8 (default: all)");
   add_whole(sub, "--precision", a->precision, "Significant digits (0: exact)", 0, 17);
   add_whole(sub, "--top-k", a->top_k, "Next-token candidates per step", 1, kMaxSize);
   add_allow_nonfinite(sub, a->allow_nonfinite);

@@ -70,6 +70,7 @@ requirements_test=(
   "npm|have_command npm|npm|npm|-"
   "Chromium|[ -x \"\${CHROMIUM:-/usr/bin/chromium}\" ]|chromium|chromium|--cask chromium"
   "ccache|have_command ccache|ccache|ccache|ccache"
+  "PyTorch (the reference of tests/cli_real_models.sh)|/usr/bin/python3 -c 'import torch, numpy'|python3-torch|python3-torch|-"
 )
 requirements_fuzz=(
   "clang|have_command clang++|clang|clang|llvm"

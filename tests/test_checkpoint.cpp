@@ -309,7 +309,8 @@ TEST_CASE("checkpoint: config.json has every Hugging Face LlamaConfig key") {
   CHECK(j["attention_bias"] == false);
   CHECK(j["mlp_bias"] == false);
   CHECK(j["torch_dtype"] == "float64");
-  CHECK(j.size() == 17);  // exactly these keys
+  CHECK(j.size() == 18);
+  CHECK(j["rope_scaling"].is_null());  // exactly these keys
   CHECK(nlohmann::json::parse(
             config_to_json(tiny_config(), DType::float32))["torch_dtype"] == "float32");
 }
@@ -347,6 +348,63 @@ TEST_CASE(
   CHECK_FALSE(dtype.has_value());  // bfloat16 names no GlassLM dtype
 }
 
+TEST_CASE("checkpoint: Llama 3.2's llama3 RoPE scaling, head_dim and Qwen2's biases") {
+  // Llama-3.2-1B's published values (tests/data/real_configs/).
+  auto [cfg, dtype] = config_from_json(R"({
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+    "head_dim": 64, "intermediate_size": 8192, "num_attention_heads": 32,
+    "num_hidden_layers": 16, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+    "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "vocab_size": 128256,
+    "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "tie_word_embeddings": true, "pretraining_tp": 1, "torch_dtype": "bfloat16"})");
+  CHECK(cfg.head_dim() == 64);
+  CHECK(cfg.rope_scaling.type == RopeScaling::Type::llama3);
+  // The inverse frequencies as transformers computes them (float64 PyTorch,
+  // tests/reference/llama_reference.py): i = 14 has a wavelength under
+  // 8192 / 4 and stays theta^(-2i/64); 15..17 are blended; 18 is divided by 32.
+  std::vector<double> f = rope_inv_freq(cfg);
+  REQUIRE(f.size() == 32);
+  const std::pair<std::size_t, double> expected[] = {{0, 1.0},
+                                                     {14, 0.0032114459947525913},
+                                                     {15, 0.0012905479282092638},
+                                                     {16, 0.00042955679655936815},
+                                                     {17, 9.70828780262767e-05},
+                                                     {18, 1.9461638184831125e-05},
+                                                     {31, 9.418306725434909e-08}};
+  for (auto [i, want] : expected) {
+    CAPTURE(i);
+    CHECK(f[i] == doctest::Approx(want).epsilon(1e-13));
+  }
+  // config_to_json writes it back.
+  auto [again, unused] = config_from_json(config_to_json(cfg, DType::float32));
+  CHECK(rope_inv_freq(again) == f);
+
+  // Qwen2: biases on q, k and v; an explicit head_dim that is not
+  // hidden_size / heads (Qwen3's way) sizes q_proj [H*hd, d_model].
+  auto [qwen, qwen_dtype] = config_from_json(R"({
+    "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 8,
+    "head_dim": 6, "intermediate_size": 16, "num_attention_heads": 2,
+    "num_hidden_layers": 1, "num_key_value_heads": 1, "max_position_embeddings": 32,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "vocab_size": 5,
+    "use_sliding_window": false, "sliding_window": 32768, "max_window_layers": 24})");
+  CHECK(qwen.qkv_bias);
+  CHECK(qwen.head_dim() == 6);
+  GlassLM model(qwen, 1);
+  CHECK(model.parameter("model.layers.0.self_attn.q_proj.weight").shape() ==
+        Shape{12, 8});
+  CHECK(model.parameter("model.layers.0.self_attn.k_proj.bias").shape() == Shape{6});
+  CHECK_THROWS_WITH_AS(config_from_json(R"({"model_type": "qwen2",
+                         "use_sliding_window": true})"),
+                       doctest::Contains("use_sliding_window is true"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(config_from_json(R"({"model_type": "llama",
+                         "quantization_config": {}})"),
+                       "config.json: key 'quantization_config' is not supported (GlassLM "
+                       "runs Llama and Qwen2 models without it)",
+                       std::invalid_argument);
+}
+
 TEST_CASE("checkpoint: each broken config.json gives its own error") {
   struct Case {
     const char* file;
@@ -359,10 +417,10 @@ TEST_CASE("checkpoint: each broken config.json gives its own error") {
       {"config_negative_size.json",
        "config.json: 'hidden_size' is -8, expected a positive integer"},
       {"config_bad_head_dim.json",
-       "config.json: head_dim 2 is not hidden_size / "
-       "num_attention_heads (8 / 2)"},
+       "config.json: config: head_dim (explicit, 3) must be even"},
       {"config_rope_scaling.json",
-       "config.json: rope_scaling is set; GlassLM supports only"},
+       "config.json: rope_scaling type 'yarn' is not supported (supported: llama3, "
+       "linear)"},
       {"config_attention_bias.json", "config.json: attention_bias is true"},
       {"config_gelu.json", "config.json: hidden_act is 'gelu'"},
       {"config_duplicate_key.json", "config.json: duplicate key \"hidden_size\""},

@@ -32,6 +32,56 @@ constexpr const char* kTokenizerFile = "glassllm_tokenizer.json";
 // vocabulary a few MB): a bigger file is not one of them.
 constexpr std::uint64_t kMaxJsonBytes = 64ull << 20;
 
+constexpr const char* kIndexFile = "model.safetensors.index.json";
+constexpr const char* kHFTokenizerFile = "tokenizer.json";
+
+// The tensors of a sharded checkpoint: model.safetensors.index.json maps each
+// weight name to the shard file that holds it ({"weight_map": {"name":
+// "model-00001-of-00002.safetensors", ...}}). Every shard is read once, and
+// must hold exactly the weights the index gives it.
+NamedTensors read_shards(const fs::path& root, const std::string& index_path) {
+  Json index;
+  try {
+    index = detail::parse_json_strict(
+        read_regular_file(index_path, kMaxJsonBytes, "a checkpoint index file"));
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(index_path + ": " + e.what());
+  }
+  if (!index.is_object() || !index.contains("weight_map") ||
+      !index["weight_map"].is_object())
+    throw std::runtime_error(index_path + ": no \"weight_map\" object");
+  std::map<std::string, std::string> file_of;  // weight name -> shard file
+  std::set<std::string> files;
+  for (const auto& [name, file] : index["weight_map"].items()) {
+    if (!file.is_string())
+      throw std::runtime_error(index_path + ": weight_map['" + name +
+                               "'] is not a file name");
+    std::string f = file.get<std::string>();
+    if (f.empty() || f.find('/') != std::string::npos || f == "..")
+      throw std::runtime_error(index_path + ": weight_map['" + name + "'] is '" + f +
+                               "', expected a file name in the same folder");
+    file_of[name] = f;
+    files.insert(f);
+  }
+  NamedTensors all;
+  for (const std::string& f : files) {
+    const std::string path = (root / f).string();
+    for (auto& [name, tensor] : read_safetensors(path)) {
+      auto it = file_of.find(name);
+      if (it == file_of.end() || it->second != f)
+        throw std::runtime_error(
+            path + ": holds '" + name + "', which " + index_path +
+            (it == file_of.end() ? " does not list" : " puts in " + it->second));
+      file_of.erase(it);
+      all.emplace_back(name, std::move(tensor));
+    }
+  }
+  if (!file_of.empty())
+    throw std::runtime_error(index_path + ": weight '" + file_of.begin()->first +
+                             "' is not in its shard " + file_of.begin()->second);
+  return all;
+}
+
 // Every weight's Hugging Face name and shape, in the order of the design's
 // table, paired with where it lives in a model (nullptr when `model` is null).
 struct Slot {
@@ -59,6 +109,11 @@ std::vector<Slot> weight_slots(const Config& cfg, GlassLM* model) {
         {p + "self_attn.k_proj.weight", {kv_out, D}, in(&LayerWeights::k_proj)});
     slots.push_back(
         {p + "self_attn.v_proj.weight", {kv_out, D}, in(&LayerWeights::v_proj)});
+    if (cfg.qkv_bias) {
+      slots.push_back({p + "self_attn.q_proj.bias", {q_out}, in(&LayerWeights::q_bias)});
+      slots.push_back({p + "self_attn.k_proj.bias", {kv_out}, in(&LayerWeights::k_bias)});
+      slots.push_back({p + "self_attn.v_proj.bias", {kv_out}, in(&LayerWeights::v_bias)});
+    }
     slots.push_back(
         {p + "self_attn.o_proj.weight", {D, q_out}, in(&LayerWeights::o_proj)});
     slots.push_back({p + "post_attention_layernorm.weight",
@@ -125,8 +180,10 @@ std::string config_to_json(const Config& cfg, DType dtype,
   // Exactly the keys transformers' LlamaConfig reads for this architecture;
   // GlassLM's names are on the right.
   Json j;
-  j["architectures"] = {"LlamaForCausalLM"};
-  j["model_type"] = "llama";
+  // Biases on q/k/v are Qwen2's architecture (Llama's attention_bias would put
+  // one on o_proj too).
+  j["architectures"] = {cfg.qkv_bias ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
+  j["model_type"] = cfg.qkv_bias ? "qwen2" : "llama";
   j["hidden_size"] = cfg.d_model;
   j["intermediate_size"] = cfg.d_ff;
   j["num_attention_heads"] = cfg.n_heads;
@@ -136,10 +193,22 @@ std::string config_to_json(const Config& cfg, DType dtype,
   j["max_position_embeddings"] = cfg.max_len;
   j["rms_norm_eps"] = cfg.norm_eps;
   j["rope_theta"] = cfg.rope_theta;
+  const RopeScaling& r = cfg.rope_scaling;
+  if (r.type == RopeScaling::Type::linear)
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", r.factor}};
+  else if (r.type == RopeScaling::Type::llama3)
+    j["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", r.factor},
+                         {"low_freq_factor", r.low_freq_factor},
+                         {"high_freq_factor", r.high_freq_factor},
+                         {"original_max_position_embeddings",
+                          std::int64_t(r.original_max_position_embeddings)}};
+  else
+    j["rope_scaling"] = nullptr;
   j["vocab_size"] = cfg.vocab_size;
   j["tie_word_embeddings"] = false;
   j["hidden_act"] = "silu";
-  j["attention_bias"] = false;
+  if (!cfg.qkv_bias) j["attention_bias"] = false;
   j["mlp_bias"] = false;
   j["torch_dtype"] = dtype_name(dtype);
   if (eos_token_id) j["eos_token_id"] = *eos_token_id;
@@ -197,32 +266,98 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
     return j[key].get<bool>();
   };
 
-  // The architecture: Llama, and only the parts of it GlassLM implements.
+  // Every key config.json may hold: the ones read below, and metadata that
+  // does not change the forward pass. Anything else is a feature GlassLM does
+  // not have, refused by name rather than silently ignored.
+  static const std::set<std::string> known = {
+      "architectures", "model_type", "hidden_size", "intermediate_size",
+      "num_attention_heads", "num_hidden_layers", "num_key_value_heads", "head_dim",
+      "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+      "vocab_size", "tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias",
+      "torch_dtype", "dtype", "bos_token_id", "eos_token_id", "pad_token_id",
+      "pretraining_tp", "rope_interleaved", "use_sliding_window", "sliding_window",
+      "max_window_layers", "layer_types",
+      // metadata and training-only settings
+      "_name_or_path", "transformers_version", "use_cache", "initializer_range",
+      "attention_dropout", "is_llama_config", "tokenizer_class"};
+
+  // The architecture: Llama or Qwen2 (Llama with biases on q, k and v), and
+  // only the parts of them GlassLM implements.
   if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
   std::string model_type = string_or("model_type", "");
-  if (model_type != "llama")
-    throw config_error("model_type is '" + model_type + "', expected 'llama'");
+  if (model_type != "llama" && model_type != "qwen2")
+    throw config_error("model_type is '" + model_type + "', expected 'llama' or 'qwen2'");
+  const bool qwen2 = model_type == "qwen2";
+  for (const auto& [key, value] : j.items())
+    if (!known.count(key))
+      throw config_error("key '" + key + "' is not supported (GlassLM runs Llama and " +
+                         "Qwen2 models without it)");
+  const std::string architecture = qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
   if (j.contains("architectures")) {
     const Json& a = j["architectures"];
     if (!a.is_array()) throw type_error("architectures", "a list of strings");
     for (const Json& name : a)
-      if (!name.is_string() || name.get<std::string>() != "LlamaForCausalLM")
+      if (!name.is_string() || name.get<std::string>() != architecture)
         throw config_error("architecture " +
                            (name.is_string() ? "'" + name.get<std::string>() + "'"
                                              : std::string(name.type_name())) +
-                           " is not supported, expected 'LlamaForCausalLM'");
+                           " is not supported, expected '" + architecture + "'");
   }
   std::string act = string_or("hidden_act", "silu");
   if (act != "silu")
     throw config_error("hidden_act is '" + act + "'; GlassLM's MLP uses 'silu' (SwiGLU)");
   if (bool_or("attention_bias", false))
-    throw config_error("attention_bias is true; GlassLM's projections have no biases");
+    throw config_error(
+        "attention_bias is true; GlassLM has biases on q, k and v only (Qwen2), not on "
+        "o_proj");
   if (bool_or("mlp_bias", false))
     throw config_error("mlp_bias is true; GlassLM's MLP has no biases");
   bool_or("tie_word_embeddings", false);  // only its type here; load_checkpoint uses it
-  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null())
-    throw config_error(
-        "rope_scaling is set; GlassLM supports only plain RoPE (rope_scaling: null)");
+  if (bool_or("use_sliding_window", false))
+    throw config_error("use_sliding_window is true; GlassLM attends over every position");
+  if (bool_or("rope_interleaved", false))
+    throw config_error("rope_interleaved is true; GlassLM's RoPE rotates halves");
+  if (j.contains("pretraining_tp") && !(j["pretraining_tp"].is_number_integer() &&
+                                        j["pretraining_tp"].get<std::int64_t>() == 1))
+    throw config_error("pretraining_tp is " + j["pretraining_tp"].dump() +
+                       ", expected 1");
+  if (j.contains("layer_types") && j["layer_types"].is_array())
+    for (const Json& t : j["layer_types"])
+      if (t != "full_attention")
+        throw config_error("layer_types has " + t.dump() +
+                           "; GlassLM supports only \"full_attention\"");
+
+  // rope_scaling: null, or {"rope_type" (older files: "type"): "linear" or
+  // "llama3", ...}. transformers' "default" type is plain RoPE.
+  RopeScaling rope;
+  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
+    const Json& r = j["rope_scaling"];
+    if (!r.is_object()) throw type_error("rope_scaling", "an object or null");
+    std::string type = r.contains("rope_type") && r["rope_type"].is_string()
+                           ? r["rope_type"].get<std::string>()
+                       : r.contains("type") && r["type"].is_string()
+                           ? r["type"].get<std::string>()
+                           : "";
+    auto number = [&](const char* key) -> double {
+      if (!r.contains(key) || !r[key].is_number())
+        throw config_error("rope_scaling of type '" + type + "' needs a number '" + key +
+                           "'");
+      return r[key].get<double>();
+    };
+    if (type == "linear") {
+      rope.type = RopeScaling::Type::linear;
+      rope.factor = number("factor");
+    } else if (type == "llama3") {
+      rope.type = RopeScaling::Type::llama3;
+      rope.factor = number("factor");
+      rope.low_freq_factor = number("low_freq_factor");
+      rope.high_freq_factor = number("high_freq_factor");
+      rope.original_max_position_embeddings = number("original_max_position_embeddings");
+    } else if (type != "default") {
+      throw config_error("rope_scaling type '" + type +
+                         "' is not supported (supported: llama3, linear)");
+    }
+  }
 
   Config cfg;
   cfg.d_model = size("hidden_size");
@@ -238,13 +373,15 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
           : cfg.n_heads;
   cfg.norm_eps = positive_number("rms_norm_eps");
   cfg.rope_theta = positive_number("rope_theta");
+  // An explicit head_dim may differ from hidden_size / num_attention_heads
+  // (Qwen3: 1024 / 16 = 64, head_dim 128); q_proj is then [H*hd, d_model].
   if (j.contains("head_dim") && !j["head_dim"].is_null()) {
     std::size_t hd = size("head_dim");
     if (cfg.d_model % cfg.n_heads != 0 || hd != cfg.d_model / cfg.n_heads)
-      throw config_error("head_dim " + std::to_string(hd) + " is not hidden_size / " +
-                         "num_attention_heads (" + std::to_string(cfg.d_model) + " / " +
-                         std::to_string(cfg.n_heads) + "); GlassLM needs them equal");
+      cfg.explicit_head_dim = hd;
   }
+  cfg.qkv_bias = qwen2;
+  cfg.rope_scaling = rope;
 
   // torch_dtype (newer transformers write "dtype"): float32 and float64 are
   // GlassLM's; float16 and bfloat16 weights are widened to float32 on loading,
@@ -334,7 +471,6 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
                            bool allow_nonfinite) {
   const fs::path root(dir);
   const std::string config_path = (root / kConfigFile).string();
-  const std::string weights_path = (root / kWeightsFile).string();
   const std::string tokenizer_path = (root / kTokenizerFile).string();
 
   // 1. config.json
@@ -357,8 +493,18 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
     eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
   }
 
-  // 2. model.safetensors, checked name by name against the design's table.
-  NamedTensors loaded = read_safetensors(weights_path);
+  // 2. The weights (model.safetensors or its shards), checked name by name
+  // against the design's table.
+  std::string weights_path = (root / kWeightsFile).string();
+  NamedTensors loaded;
+  const std::string index_path = (root / kIndexFile).string();
+  std::error_code exists_ec;
+  if (!fs::exists(weights_path, exists_ec) && fs::exists(index_path, exists_ec)) {
+    loaded = read_shards(root, index_path);
+    weights_path = index_path;  // names the weights in the messages below
+  } else {
+    loaded = read_safetensors(weights_path);
+  }
   std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
   std::vector<Slot> slots = weight_slots(cfg, nullptr);
   std::vector<std::string> missing;
@@ -466,7 +612,35 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
           tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
           " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
   }
-  return Checkpoint{std::move(model), std::move(tokenizer), std::move(nonfinite),
+  // 6. A Hugging Face tokenizer, and config.json's BOS id. A model's
+  // embedding may have more rows than its tokenizer has tokens (Qwen2.5 pads
+  // 151665 tokens to 151936 rows), never fewer.
+  std::optional<HFTokenizer> hf_tokenizer;
+  if (fs::exists(root / kHFTokenizerFile, ec)) {
+    hf_tokenizer = HFTokenizer::load(dir);
+    if (hf_tokenizer->vocab_size() > cfg.vocab_size)
+      throw std::runtime_error((root / kHFTokenizerFile).string() + ": " +
+                               std::to_string(hf_tokenizer->vocab_size()) +
+                               " tokens, but config.json says vocab_size " +
+                               std::to_string(cfg.vocab_size));
+  }
+  std::optional<std::int64_t> bos;
+  {
+    Json j = detail::parse_json_strict(config_text);
+    if (j.contains("bos_token_id") && !j["bos_token_id"].is_null()) {
+      const Json& v = j["bos_token_id"];
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+          v.get<std::uint64_t>() >= cfg.vocab_size)
+        throw std::runtime_error(config_path + ": bos_token_id " + v.dump() +
+                                 " is not a token id in [0, vocab_size)");
+      bos = v.get<std::int64_t>();
+    }
+  }
+  return Checkpoint{std::move(model),
+                    std::move(tokenizer),
+                    std::move(nonfinite),
+                    std::move(hf_tokenizer),
+                    bos,
                     std::move(eos_token_ids)};
 }
 

@@ -40,15 +40,56 @@ void Config::validate() const {
   if (n_heads % n_kv_heads != 0)
     fail("n_kv_heads (" + std::to_string(n_kv_heads) + ") must divide n_heads (" +
          std::to_string(n_heads) + ")");
-  if (d_model % n_heads != 0)
+  if (explicit_head_dim == 0 && d_model % n_heads != 0)
     fail("n_heads (" + std::to_string(n_heads) + ") must divide d_model (" +
          std::to_string(d_model) + ")");
   if (head_dim() % 2 != 0)
-    fail("head_dim (d_model / n_heads = " + std::to_string(head_dim()) +
+    fail("head_dim (" +
+         (explicit_head_dim ? std::string("explicit, ")
+                            : std::string("d_model / n_heads = ")) +
+         std::to_string(head_dim()) +
          ") must be even: RoPE rotates pairs (i, i + head_dim/2)");
+  if (!(rope_scaling.factor >= 1))
+    fail("rope_scaling factor (" + std::to_string(rope_scaling.factor) +
+         ") must be >= 1");
+  if (rope_scaling.type == RopeScaling::Type::llama3 &&
+      !(rope_scaling.high_freq_factor > rope_scaling.low_freq_factor &&
+        rope_scaling.low_freq_factor > 0 &&
+        rope_scaling.original_max_position_embeddings > 0))
+    fail(
+        "rope_scaling llama3 needs high_freq_factor > low_freq_factor > 0 and "
+        "original_max_position_embeddings > 0");
   if (!(rope_theta > 0))
     fail("rope_theta (" + std::to_string(rope_theta) + ") must be positive");
   if (!(norm_eps >= 0)) fail("norm_eps (" + std::to_string(norm_eps) + ") must be >= 0");
+}
+
+std::vector<double> rope_inv_freq(const Config& cfg) {
+  const std::size_t hd = cfg.head_dim();
+  const RopeScaling& r = cfg.rope_scaling;
+  std::vector<double> inv_freq(hd / 2);
+  const double pi = 3.14159265358979323846;
+  for (std::size_t i = 0; i < hd / 2; ++i) {
+    double f = std::pow(cfg.rope_theta, -2.0 * double(i) / double(hd));
+    if (r.type == RopeScaling::Type::linear) {
+      f /= r.factor;
+    } else if (r.type == RopeScaling::Type::llama3) {
+      // Long wavelengths (low frequencies) are slowed by `factor`, short ones
+      // kept, the band between blended (model.h; transformers'
+      // _compute_llama3_parameters).
+      const double L = r.original_max_position_embeddings;
+      const double wavelength = 2 * pi / f;
+      if (wavelength > L / r.low_freq_factor) {
+        f /= r.factor;
+      } else if (wavelength >= L / r.high_freq_factor) {
+        double smooth = (L / wavelength - r.low_freq_factor) /
+                        (r.high_freq_factor - r.low_freq_factor);
+        f = (1 - smooth) * f / r.factor + smooth * f;
+      }
+    }
+    inv_freq[i] = f;
+  }
+  return inv_freq;
 }
 
 const char* attention_name(Attention a) {
@@ -79,6 +120,11 @@ void for_each_weight(Model& model, F f) {
     f(p + "self_attn.q_proj.weight", w.q_proj);
     f(p + "self_attn.k_proj.weight", w.k_proj);
     f(p + "self_attn.v_proj.weight", w.v_proj);
+    if (model.config().qkv_bias) {
+      f(p + "self_attn.q_proj.bias", w.q_bias);
+      f(p + "self_attn.k_proj.bias", w.k_bias);
+      f(p + "self_attn.v_proj.bias", w.v_bias);
+    }
     f(p + "self_attn.o_proj.weight", w.o_proj);
     f(p + "post_attention_layernorm.weight", w.post_attention_layernorm);
     f(p + "mlp.gate_proj.weight", w.gate_proj);
@@ -102,6 +148,8 @@ GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
     auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
     if (is("embed_tokens") || is("lm_head")) return {V, D};
     if (is("norm")) return {D};
+    if (is("q_proj.bias")) return {H * hd};
+    if (is("k_proj.bias") || is("v_proj.bias")) return {Hkv * hd};
     if (is("q_proj")) return {H * hd, D};
     if (is("k_proj") || is("v_proj")) return {Hkv * hd, D};
     if (is("o_proj")) return {D, H * hd};
@@ -114,7 +162,10 @@ GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
   Rng rng(seed);
   for_each_weight(*this, [&](const std::string& name, Tensor& t) {
     Shape s = shape_of(name);
+    // Biases (Qwen2's q/k/v) start at 0 and draw nothing either, so a model
+    // without them draws the same weights as before they existed.
     t = name.find("norm") != std::string::npos ? ones(s, dtype)
+        : name.ends_with(".bias")              ? zeros(s, dtype)
                                                : rng.normal(s, 0.0, 0.02, dtype);
     t.requires_grad_();
   });
@@ -320,13 +371,20 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
                        KVCache* cache, std::size_t start) {
   const Config& cfg = model.config();
   const LayerWeights& w = model.layers[l];
-  Tensor h = rms_norm(x, w.input_layernorm, cfg.norm_eps);      // [B, T, d_model]
-  Tensor q = split_heads(linear(h, w.q_proj), cfg.n_heads);     // [B, H, T, hd]
-  Tensor k = split_heads(linear(h, w.k_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-  Tensor v = split_heads(linear(h, w.v_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-  // Rotate by the absolute positions start .. start+T-1 (shapes unchanged).
-  q = rope(q, start, cfg.rope_theta);
-  k = rope(k, start, cfg.rope_theta);
+  Tensor h = rms_norm(x, w.input_layernorm, cfg.norm_eps);  // [B, T, d_model]
+  // With cfg.qkv_bias (Qwen2), q, k and v have a bias: [B, T, N] + [N].
+  auto project = [&](const Tensor& weight, const Tensor& bias) {
+    Tensor y = linear(h, weight);
+    return bias.defined() ? y + bias : y;
+  };
+  Tensor q = split_heads(project(w.q_proj, w.q_bias), cfg.n_heads);     // [B, H, T, hd]
+  Tensor k = split_heads(project(w.k_proj, w.k_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  Tensor v = split_heads(project(w.v_proj, w.v_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  // Rotate by the absolute positions start .. start+T-1 (shapes unchanged),
+  // with the frequencies of config.json's rope_scaling (e.g. Llama 3's).
+  const std::vector<double> inv_freq = rope_inv_freq(cfg);  // [hd/2]
+  q = rope(q, start, inv_freq);
+  k = rope(k, start, inv_freq);
   // Recorded as they enter the scores: any score is q . k / sqrt(hd).
   trace::snapshot("attn.q", l, q);
   trace::snapshot("attn.k", l, k);

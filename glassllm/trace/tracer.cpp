@@ -429,6 +429,13 @@ void Tracer::Impl::record_scores(std::size_t layer, const Tensor& scores,
 }
 
 Tracer::Tracer(TraceOptions options, const Tokenizer* tokenizer)
+    : Tracer(std::move(options), tokenizer ? std::function<std::string(std::int64_t)>(
+                                                 [tokenizer](std::int64_t id) {
+                                                   return tokenizer->token_text(id);
+                                                 })
+                                           : nullptr) {}
+
+Tracer::Tracer(TraceOptions options, std::function<std::string(std::int64_t)> token_text)
     : impl_(std::make_unique<Impl>()) {
   if (trace::active)
     throw std::logic_error("Tracer: a tracer is already active on this thread");
@@ -436,7 +443,7 @@ Tracer::Tracer(TraceOptions options, const Tokenizer* tokenizer)
     throw std::invalid_argument("Tracer: precision must be 0 (exact) .. 17 digits, got " +
                                 std::to_string(options.precision));
   impl_->options = std::move(options);
-  impl_->tokenizer = tokenizer;
+  impl_->token_text = std::move(token_text);
   trace::active = impl_.get();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,7 @@ namespace glassllm {
 
 struct Tracer::Impl final : ForwardObserver {
   TraceOptions options;
-  const Tokenizer* tokenizer = nullptr;
+  std::function<std::string(std::int64_t)> token_text;  // empty: "[id]"
   std::vector<TraceStep> steps;
   std::vector<CacheLink> links;
 
@@ -48,8 +49,7 @@ struct Tracer::Impl final : ForwardObserver {
   std::vector<Tensor> cache_k, cache_v;
 
   TokenText token(std::int64_t id) const {
-    std::string text =
-        tokenizer ? tokenizer->token_text(id) : "[" + std::to_string(id) + "]";
+    std::string text = token_text ? token_text(id) : "[" + std::to_string(id) + "]";
     return {id, text};
   }
 

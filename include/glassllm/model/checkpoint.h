@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "glassllm/model/hf_tokenizer.h"
 #include "glassllm/model/model.h"
 #include "glassllm/model/tokenizer.h"
 
@@ -51,13 +52,19 @@ struct Checkpoint {
   /// "ckpt/model.safetensors: weight 'lm_head.weight' has nan at index [3, 17]",
   /// for the caller to warn with. Empty when every weight is finite.
   std::vector<std::string> nonfinite;
+  /// A Hugging Face tokenizer (tokenizer.json), when the folder has one.
+  std::optional<HFTokenizer> hf_tokenizer;
+  /// config.json's bos_token_id, if given.
+  std::optional<std::int64_t> bos_token_id;
   /// config.json's eos_token_id (one id, or several when it holds a list):
   /// the tokens that end generation. Empty when the model has none.
   std::vector<std::int64_t> eos_token_ids;
 };
 
-/// Loads a checkpoint folder. Checks config.json (architecture, every needed
-/// key, consistent sizes), then that model.safetensors has every expected
+/// Loads a checkpoint folder. The weights are model.safetensors, or the
+/// shards that model.safetensors.index.json lists (as transformers saves a
+/// large model), each memory-mapped while it is read. Checks config.json (architecture,
+/// every needed key, consistent sizes), then that model.safetensors has every expected
 /// weight with the right shape and no unexpected one; throws
 /// std::runtime_error saying exactly which file, name, shape or value is
 /// wrong, e.g. "ckpt/model.safetensors: missing weight 'lm_head.weight'

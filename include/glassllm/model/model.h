@@ -36,6 +36,23 @@
 
 namespace glassllm {
 
+/// RoPE's frequency scaling (config.json's rope_scaling), as transformers'
+/// modeling_rope_utils.py computes it. With base frequencies
+/// f_i = theta^(-2i/hd):
+///   none:   f_i unchanged;
+///   linear: f_i / factor (positions squeezed by `factor`);
+///   llama3 (Llama 3.1, 3.2): with wavelength w_i = 2 pi / f_i and
+///     L = original_max_position_embeddings, frequencies whose wavelength is
+///     shorter than L / high_freq_factor stay, those longer than
+///     L / low_freq_factor are divided by factor, and the ones between are
+///     blended: (1 - s) f_i / factor + s f_i, s = (L / w_i - low) / (high - low).
+struct RopeScaling {
+  enum class Type { none, linear, llama3 } type = Type::none;
+  double factor = 1.0;
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;  ///< llama3
+  double original_max_position_embeddings = 8192;        ///< llama3
+};
+
 /// The model's sizes. Defaults are the design's; vocab_size comes from the
 /// tokenizer.
 struct Config {
@@ -48,8 +65,17 @@ struct Config {
   std::size_t max_len = 128;    ///< longest window the model is run on
   double rope_theta = 10000.0;  ///< RoPE base
   double norm_eps = 1e-5;       ///< RMSNorm epsilon
+  /// The head dimension when it is not d_model / n_heads (config.json's
+  /// head_dim, e.g. Qwen3); 0: d_model / n_heads.
+  std::size_t explicit_head_dim = 0;
+  /// Biases on the q, k and v projections (Qwen2 and Qwen2.5 have them; o_proj
+  /// has none).
+  bool qkv_bias = false;
+  RopeScaling rope_scaling;  ///< none by default
 
-  std::size_t head_dim() const { return d_model / n_heads; }  ///< hd
+  std::size_t head_dim() const {
+    return explicit_head_dim ? explicit_head_dim : d_model / n_heads;
+  }  ///< hd
   std::size_t n_rep() const {
     return n_heads / n_kv_heads;
   }  ///< G: query heads per K/V head
@@ -57,6 +83,10 @@ struct Config {
   /// "config: n_kv_heads (3) must divide n_heads (4)".
   void validate() const;
 };
+
+/// RoPE's hd/2 inverse frequencies for a config (theta, head_dim and the
+/// scaling above), computed in double.
+std::vector<double> rope_inv_freq(const Config& cfg);
 
 /// How the query heads share K/V heads (both give the same results).
 enum class Attention {
@@ -156,6 +186,7 @@ using TokenBatch = std::vector<std::vector<std::int64_t>>;
 struct LayerWeights {
   Tensor input_layernorm;           ///< [d_model]
   Tensor q_proj, k_proj, v_proj;    ///< [H*hd, d_model], [Hkv*hd, d_model] x 2
+  Tensor q_bias, k_bias, v_bias;    ///< [H*hd], [Hkv*hd] x 2; only with cfg.qkv_bias
   Tensor o_proj;                    ///< [d_model, H*hd]
   Tensor post_attention_layernorm;  ///< [d_model]
   Tensor gate_proj, up_proj;        ///< [d_ff, d_model]

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -178,6 +179,9 @@ struct CacheLink {
 class Tracer {
  public:
   explicit Tracer(TraceOptions options = {}, const Tokenizer* tokenizer = nullptr);
+  /// The same with any tokenizer: `token_text(id)` is the text the trace shows
+  /// for a token (e.g. HFTokenizer::token_text for a Hugging Face model).
+  Tracer(TraceOptions options, std::function<std::string(std::int64_t)> token_text);
   ~Tracer();
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;

