@@ -19,7 +19,6 @@ namespace glassllm::test::ckpt {
 
 namespace fs = std::filesystem;
 
-
 // doctest::Contains for a message built at run time (it takes doctest::String).
 inline doctest::Contains contains(const std::string& text) {
   return doctest::Contains(text.c_str());
@@ -92,7 +91,7 @@ struct RawTensor {
   std::string bytes;
 };
 inline void write_raw_safetensors(const std::string& path,
-                           const std::vector<RawTensor>& tensors) {
+                                  const std::vector<RawTensor>& tensors) {
   std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
   std::string data;
   for (const RawTensor& t : tensors) {
@@ -126,6 +125,5 @@ void edit_weights(const std::string& dir, Edit edit) {
   edit(t);
   write_safetensors(dir + "/model.safetensors", t);
 }
-
 
 }  // namespace glassllm::test::ckpt

@@ -173,4 +173,3 @@ TEST_CASE("safetensors: write_safetensors rejects names it cannot write") {
 
 // ---- config.json
 // -----------------------------------------------------------------------
-
