@@ -151,8 +151,9 @@ inline std::string single_quoted(const std::string& s) {
 
 // Reads a field's type string and refuses a part of tokenizer.json whose type
 // is not in `supported`.
-inline std::string part_type(const json& part, const std::string& what, const std::string& where,
-                      const std::vector<std::string>& supported) {
+inline std::string part_type(const json& part, const std::string& what,
+                             const std::string& where,
+                             const std::vector<std::string>& supported) {
   if (!part.is_object() || !part.contains("type") || !part["type"].is_string())
     throw std::runtime_error(where + ": " + what + " has no \"type\"");
   std::string type = part["type"].get<std::string>();
@@ -167,8 +168,9 @@ inline std::string part_type(const json& part, const std::string& what, const st
 
 // A field that must be absent, null, or equal to one of the given values;
 // anything else is a feature this implementation does not have.
-inline void require_value(const json& part, const std::string& key, const std::string& what,
-                   const std::string& where, const std::vector<json>& allowed) {
+inline void require_value(const json& part, const std::string& key,
+                          const std::string& what, const std::string& where,
+                          const std::vector<json>& allowed) {
   if (!part.contains(key) || part[key].is_null()) return;
   for (const auto& a : allowed)
     if (part[key] == a) return;
@@ -199,8 +201,8 @@ inline std::string widen_whitespace_classes(const std::string& pattern) {
 }
 
 inline std::shared_ptr<icu::RegexPattern> compile_regex(const std::string& pattern,
-                                                 const std::string& what,
-                                                 const std::string& where) {
+                                                        const std::string& what,
+                                                        const std::string& where) {
   UErrorCode status = U_ZERO_ERROR;
   UParseError parse_error;
   std::shared_ptr<icu::RegexPattern> re(icu::RegexPattern::compile(
@@ -214,8 +216,8 @@ inline std::shared_ptr<icu::RegexPattern> compile_regex(const std::string& patte
 // A Split or Replace pattern: {"Regex": "..."} or {"String": "..."}. A string
 // is matched literally (escaped for the regex engine).
 inline std::shared_ptr<icu::RegexPattern> pattern_regex(const json& pattern,
-                                                 const std::string& what,
-                                                 const std::string& where) {
+                                                        const std::string& what,
+                                                        const std::string& where) {
   if (pattern.is_object() && pattern.contains("Regex") && pattern["Regex"].is_string())
     return compile_regex(pattern["Regex"].get<std::string>(), what, where);
   if (pattern.is_object() && pattern.contains("String") && pattern["String"].is_string())
@@ -227,7 +229,7 @@ inline std::shared_ptr<icu::RegexPattern> pattern_regex(const json& pattern,
 }
 
 inline std::string pattern_string(const json& pattern, const std::string& what,
-                           const std::string& where) {
+                                  const std::string& where) {
   if (pattern.is_object() && pattern.contains("String") && pattern["String"].is_string())
     return pattern["String"].get<std::string>();
   throw std::runtime_error(
@@ -248,7 +250,7 @@ inline Prepend parse_prepend_scheme(const json& part, const std::string& where) 
 // A JSON string field, or the content of an AddedToken object
 // ({"content": "<s>", ...}) as tokenizer_config.json may write it.
 inline std::optional<std::string> token_string(const json& config, const std::string& key,
-                                        const std::string& where) {
+                                               const std::string& where) {
   if (!config.contains(key) || config[key].is_null()) return std::nullopt;
   const json& v = config[key];
   if (v.is_string()) return v.get<std::string>();

@@ -107,11 +107,9 @@ void HFTokenizer::Impl::load_normalizer(const json& n) {
                 {"Sequence", "NFC", "NFD", "NFKC", "NFKD", "Prepend", "Replace"});
   UErrorCode status = U_ZERO_ERROR;
   if (type == "Sequence") {
-    for (const json& step : n.value("normalizers", json::array()))
-      load_normalizer(step);
+    for (const json& step : n.value("normalizers", json::array())) load_normalizer(step);
   } else if (type == "Prepend") {
-    normalizer.push_back(
-        {NormalizerStep::prepend, nullptr, n.value("prepend", ""), ""});
+    normalizer.push_back({NormalizerStep::prepend, nullptr, n.value("prepend", ""), ""});
   } else if (type == "Replace") {
     normalizer.push_back({NormalizerStep::replace, nullptr,
                           pattern_string(n["pattern"], "normalizer Replace", where),
@@ -131,9 +129,8 @@ void HFTokenizer::Impl::load_normalizer(const json& n) {
 
 void HFTokenizer::Impl::load_pre_tokenizer(const json& p) {
   if (p.is_null()) return;
-  std::string type =
-      part_type(p, "pre_tokenizer", where,
-                {"Sequence", "Split", "ByteLevel", "Digits", "Metaspace"});
+  std::string type = part_type(p, "pre_tokenizer", where,
+                               {"Sequence", "Split", "ByteLevel", "Digits", "Metaspace"});
   PreTokenizerStep step{};
   if (type == "Sequence") {
     for (const json& s : p.value("pretokenizers", json::array())) load_pre_tokenizer(s);
@@ -153,9 +150,8 @@ void HFTokenizer::Impl::load_pre_tokenizer(const json& p) {
           "ByteLevel", where);
   } else if (type == "Digits") {
     step.kind = PreTokenizerStep::digits;
-    step.regex =
-        compile_regex(p.value("individual_digits", false) ? R"(\p{N})" : R"(\p{N}+)",
-                      "Digits", where);
+    step.regex = compile_regex(
+        p.value("individual_digits", false) ? R"(\p{N})" : R"(\p{N}+)", "Digits", where);
   } else {  // Metaspace
     step.kind = PreTokenizerStep::metaspace;
     step.replacement = p.value("replacement", "\u2581");
@@ -171,9 +167,9 @@ void HFTokenizer::Impl::load_pre_tokenizer(const json& p) {
 void HFTokenizer::Impl::load_decoder(const json& d) {
   if (d.is_null()) return;
   has_decoder = true;
-  std::string type = part_type(d, "decoder", where,
-                               {"Sequence", "ByteLevel", "Metaspace", "Replace",
-                                "ByteFallback", "Fuse", "Strip"});
+  std::string type = part_type(
+      d, "decoder", where,
+      {"Sequence", "ByteLevel", "Metaspace", "Replace", "ByteFallback", "Fuse", "Strip"});
   DecoderStep step{};
   if (type == "Sequence") {
     for (const json& s : d.value("decoders", json::array())) load_decoder(s);
@@ -219,11 +215,9 @@ void HFTokenizer::Impl::load_post_processor(const json& p) {
         if (!specials.contains(name) || !specials[name].contains("ids"))
           throw std::runtime_error(where + ": post_processor template token " +
                                    json(name).dump() + " is not in \"special_tokens\"");
-        for (const json& id : specials[name]["ids"])
-          t.push_back(id.get<std::int64_t>());
+        for (const json& id : specials[name]["ids"]) t.push_back(id.get<std::int64_t>());
       } else {
-        throw std::runtime_error(where + ": post_processor template item " +
-                                 item.dump() +
+        throw std::runtime_error(where + ": post_processor template item " + item.dump() +
                                  " is neither a Sequence nor a SpecialToken");
       }
     }
@@ -238,8 +232,7 @@ void HFTokenizer::Impl::load_config(const json& config, const std::string& confi
     if (!name) return std::nullopt;
     auto id = find_id(*name);
     if (!id)
-      throw std::runtime_error(config_where + ": \"" + key + "\" " +
-                               json(*name).dump() +
+      throw std::runtime_error(config_where + ": \"" + key + "\" " + json(*name).dump() +
                                " is not a token of tokenizer.json");
     return id;
   };
@@ -248,11 +241,11 @@ void HFTokenizer::Impl::load_config(const json& config, const std::string& confi
   add_bos = config.value("add_bos_token", false);
   add_eos = config.value("add_eos_token", false);
   if (add_bos && !bos)
-    throw std::runtime_error(
-        config_where + ": \"add_bos_token\" is true but there is no \"bos_token\"");
+    throw std::runtime_error(config_where +
+                             ": \"add_bos_token\" is true but there is no \"bos_token\"");
   if (add_eos && !eos)
-    throw std::runtime_error(
-        config_where + ": \"add_eos_token\" is true but there is no \"eos_token\"");
+    throw std::runtime_error(config_where +
+                             ": \"add_eos_token\" is true but there is no \"eos_token\"");
 }
 
 std::optional<std::int64_t> HFTokenizer::Impl::find_id(const std::string& token) const {

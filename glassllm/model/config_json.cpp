@@ -1,0 +1,256 @@
+// config_json.cpp: config.json, the Hugging Face LlamaConfig keys of a
+// checkpoint folder (checkpoint.cpp reads and writes the rest of the folder):
+// writing a Config with its dtype, and reading one back with every key
+// checked and anything that would change the math refused by name.
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "glassllm/model/checkpoint_internal.h"
+
+namespace glassllm {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kConfigFile = "config.json";
+
+std::invalid_argument config_error(const std::string& what) {
+  return std::invalid_argument(std::string(kConfigFile) + ": " + what);
+}
+
+}  // namespace
+
+// ---- config.json
+// -----------------------------------------------------------------------
+
+std::string config_to_json(const Config& cfg, DType dtype,
+                           std::optional<std::int64_t> eos_token_id) {
+  // Exactly the keys transformers' LlamaConfig reads for this architecture;
+  // GlassLM's names are on the right.
+  Json j;
+  // Biases on q/k/v are Qwen2's architecture (Llama's attention_bias would put
+  // one on o_proj too).
+  j["architectures"] = {cfg.qkv_bias ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
+  j["model_type"] = cfg.qkv_bias ? "qwen2" : "llama";
+  j["hidden_size"] = cfg.d_model;
+  j["intermediate_size"] = cfg.d_ff;
+  j["num_attention_heads"] = cfg.n_heads;
+  j["num_hidden_layers"] = cfg.n_layers;
+  j["num_key_value_heads"] = cfg.n_kv_heads;
+  j["head_dim"] = cfg.head_dim();
+  j["max_position_embeddings"] = cfg.max_len;
+  j["rms_norm_eps"] = cfg.norm_eps;
+  j["rope_theta"] = cfg.rope_theta;
+  const RopeScaling& r = cfg.rope_scaling;
+  if (r.type == RopeScaling::Type::linear)
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", r.factor}};
+  else if (r.type == RopeScaling::Type::llama3)
+    j["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", r.factor},
+                         {"low_freq_factor", r.low_freq_factor},
+                         {"high_freq_factor", r.high_freq_factor},
+                         {"original_max_position_embeddings",
+                          std::int64_t(r.original_max_position_embeddings)}};
+  else
+    j["rope_scaling"] = nullptr;
+  j["vocab_size"] = cfg.vocab_size;
+  j["tie_word_embeddings"] = false;
+  j["hidden_act"] = "silu";
+  if (!cfg.qkv_bias) j["attention_bias"] = false;
+  j["mlp_bias"] = false;
+  j["torch_dtype"] = dtype_name(dtype);
+  if (eos_token_id) j["eos_token_id"] = *eos_token_id;
+  return j.dump(2) + "\n";
+}
+
+// long-function: config.json read key by key, each key's checks and message
+// right beside the line that reads it.
+std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text) {
+  Json j;
+  try {
+    j = detail::parse_json_strict(json_text);
+  } catch (const std::invalid_argument& e) {
+    throw config_error(e.what());
+  }
+  if (!j.is_object()) throw config_error("the JSON is not an object");
+
+  auto type_error = [&](const char* key, const char* expected) {
+    return config_error("'" + std::string(key) + "' is " + j[key].type_name() +
+                        ", expected " + expected);
+  };
+  // A size: a positive integer, at most 2^31 (a bigger one is a broken file,
+  // and products of sizes must not overflow).
+  auto size = [&](const char* key) -> std::size_t {
+    if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
+    const Json& v = j[key];
+    if (!v.is_number_integer()) throw type_error(key, "an integer");
+    constexpr std::uint64_t kMax = std::uint64_t(1) << 31;
+    bool ok =
+        v.is_number_unsigned()
+            ? v.get<std::uint64_t>() >= 1 && v.get<std::uint64_t>() <= kMax
+            : v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= std::int64_t(kMax);
+    if (!ok)
+      throw config_error("'" + std::string(key) + "' is " + v.dump() +
+                         ", expected a positive integer up to 2^31");
+    return v.get<std::size_t>();
+  };
+  auto positive_number = [&](const char* key) -> double {
+    if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
+    if (!j[key].is_number()) throw type_error(key, "a number");
+    double v = j[key].get<double>();
+    if (!(v > 0) || !std::isfinite(v))
+      throw config_error("'" + std::string(key) + "' is " + j[key].dump() +
+                         ", expected a positive number");
+    return v;
+  };
+  auto string_or = [&](const char* key, const char* fallback) -> std::string {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (!j[key].is_string()) throw type_error(key, "a string");
+    return j[key].get<std::string>();
+  };
+  auto bool_or = [&](const char* key, bool fallback) -> bool {
+    if (!j.contains(key) || j[key].is_null()) return fallback;
+    if (!j[key].is_boolean()) throw type_error(key, "true or false");
+    return j[key].get<bool>();
+  };
+
+  // Every key config.json may hold: the ones read below, and metadata that
+  // does not change the forward pass. Anything else is a feature GlassLM does
+  // not have, refused by name rather than silently ignored.
+  static const std::set<std::string> known = {
+      "architectures", "model_type", "hidden_size", "intermediate_size",
+      "num_attention_heads", "num_hidden_layers", "num_key_value_heads", "head_dim",
+      "max_position_embeddings", "rms_norm_eps", "rope_theta", "rope_scaling",
+      "vocab_size", "tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias",
+      "torch_dtype", "dtype", "bos_token_id", "eos_token_id", "pad_token_id",
+      "pretraining_tp", "rope_interleaved", "use_sliding_window", "sliding_window",
+      "max_window_layers", "layer_types",
+      // metadata and training-only settings
+      "_name_or_path", "transformers_version", "use_cache", "initializer_range",
+      "attention_dropout", "is_llama_config", "tokenizer_class"};
+
+  // The architecture: Llama or Qwen2 (Llama with biases on q, k and v), and
+  // only the parts of them GlassLM implements.
+  if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
+  std::string model_type = string_or("model_type", "");
+  if (model_type != "llama" && model_type != "qwen2")
+    throw config_error("model_type is '" + model_type + "', expected 'llama' or 'qwen2'");
+  const bool qwen2 = model_type == "qwen2";
+  for (const auto& [key, value] : j.items())
+    if (!known.count(key))
+      throw config_error("key '" + key + "' is not supported (GlassLM runs Llama and " +
+                         "Qwen2 models without it)");
+  const std::string architecture = qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
+  if (j.contains("architectures")) {
+    const Json& a = j["architectures"];
+    if (!a.is_array()) throw type_error("architectures", "a list of strings");
+    for (const Json& name : a)
+      if (!name.is_string() || name.get<std::string>() != architecture)
+        throw config_error("architecture " +
+                           (name.is_string() ? "'" + name.get<std::string>() + "'"
+                                             : std::string(name.type_name())) +
+                           " is not supported, expected '" + architecture + "'");
+  }
+  std::string act = string_or("hidden_act", "silu");
+  if (act != "silu")
+    throw config_error("hidden_act is '" + act + "'; GlassLM's MLP uses 'silu' (SwiGLU)");
+  if (bool_or("attention_bias", false))
+    throw config_error(
+        "attention_bias is true; GlassLM has biases on q, k and v only (Qwen2), not on "
+        "o_proj");
+  if (bool_or("mlp_bias", false))
+    throw config_error("mlp_bias is true; GlassLM's MLP has no biases");
+  bool_or("tie_word_embeddings", false);  // only its type here; load_checkpoint uses it
+  if (bool_or("use_sliding_window", false))
+    throw config_error("use_sliding_window is true; GlassLM attends over every position");
+  if (bool_or("rope_interleaved", false))
+    throw config_error("rope_interleaved is true; GlassLM's RoPE rotates halves");
+  if (j.contains("pretraining_tp") && !(j["pretraining_tp"].is_number_integer() &&
+                                        j["pretraining_tp"].get<std::int64_t>() == 1))
+    throw config_error("pretraining_tp is " + j["pretraining_tp"].dump() +
+                       ", expected 1");
+  if (j.contains("layer_types") && j["layer_types"].is_array())
+    for (const Json& t : j["layer_types"])
+      if (t != "full_attention")
+        throw config_error("layer_types has " + t.dump() +
+                           "; GlassLM supports only \"full_attention\"");
+
+  // rope_scaling: null, or {"rope_type" (older files: "type"): "linear" or
+  // "llama3", ...}. transformers' "default" type is plain RoPE.
+  RopeScaling rope;
+  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
+    const Json& r = j["rope_scaling"];
+    if (!r.is_object()) throw type_error("rope_scaling", "an object or null");
+    std::string type = r.contains("rope_type") && r["rope_type"].is_string()
+                           ? r["rope_type"].get<std::string>()
+                       : r.contains("type") && r["type"].is_string()
+                           ? r["type"].get<std::string>()
+                           : "";
+    auto number = [&](const char* key) -> double {
+      if (!r.contains(key) || !r[key].is_number())
+        throw config_error("rope_scaling of type '" + type + "' needs a number '" + key +
+                           "'");
+      return r[key].get<double>();
+    };
+    if (type == "linear") {
+      rope.type = RopeScaling::Type::linear;
+      rope.factor = number("factor");
+    } else if (type == "llama3") {
+      rope.type = RopeScaling::Type::llama3;
+      rope.factor = number("factor");
+      rope.low_freq_factor = number("low_freq_factor");
+      rope.high_freq_factor = number("high_freq_factor");
+      rope.original_max_position_embeddings = number("original_max_position_embeddings");
+    } else if (type != "default") {
+      throw config_error("rope_scaling type '" + type +
+                         "' is not supported (supported: llama3, linear)");
+    }
+  }
+
+  Config cfg;
+  cfg.d_model = size("hidden_size");
+  cfg.d_ff = size("intermediate_size");
+  cfg.n_heads = size("num_attention_heads");
+  cfg.n_layers = size("num_hidden_layers");
+  cfg.vocab_size = size("vocab_size");
+  cfg.max_len = size("max_position_embeddings");
+  // As in transformers: without num_key_value_heads every head has its own K/V.
+  cfg.n_kv_heads =
+      j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null()
+          ? size("num_key_value_heads")
+          : cfg.n_heads;
+  cfg.norm_eps = positive_number("rms_norm_eps");
+  cfg.rope_theta = positive_number("rope_theta");
+  // An explicit head_dim may differ from hidden_size / num_attention_heads
+  // (Qwen3: 1024 / 16 = 64, head_dim 128); q_proj is then [H*hd, d_model].
+  if (j.contains("head_dim") && !j["head_dim"].is_null()) {
+    std::size_t hd = size("head_dim");
+    if (cfg.d_model % cfg.n_heads != 0 || hd != cfg.d_model / cfg.n_heads)
+      cfg.explicit_head_dim = hd;
+  }
+  cfg.qkv_bias = qwen2;
+  cfg.rope_scaling = rope;
+
+  // torch_dtype (newer transformers write "dtype"): float32 and float64 are
+  // GlassLM's; float16 and bfloat16 weights are widened to float32 on loading,
+  // so they name no GlassLM dtype.
+  std::optional<DType> dtype;
+  const char* dtype_key = j.contains("torch_dtype") ? "torch_dtype" : "dtype";
+  std::string dtype_text = string_or(dtype_key, "");
+  if (dtype_text == "float32" || dtype_text == "float64")
+    dtype = parse_dtype(dtype_text);
+  else if (!dtype_text.empty() && dtype_text != "float16" && dtype_text != "bfloat16")
+    throw config_error(std::string(dtype_key) + " '" + dtype_text +
+                       "' is not supported (float32, float64, float16 or bfloat16)");
+
+  try {
+    cfg.validate();
+  } catch (const std::invalid_argument& e) {
+    throw config_error(e.what());
+  }
+  return {cfg, dtype};
+}
+
+}  // namespace glassllm
