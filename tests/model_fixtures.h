@@ -12,7 +12,6 @@
 
 namespace glassllm::test::model {
 
-
 constexpr DType f32 = DType::float32;
 constexpr DType f64 = DType::float64;
 const Attention kPaths[] = {Attention::repeat_kv, Attention::grouped};
@@ -33,7 +32,8 @@ inline Config tiny(std::size_t max_len = 16) {
 }
 
 // A fixed token sequence of length n: ids in [0, vocab).
-inline std::vector<std::int64_t> sequence(std::size_t n, std::size_t vocab, int salt = 0) {
+inline std::vector<std::int64_t> sequence(std::size_t n, std::size_t vocab,
+                                          int salt = 0) {
   std::vector<std::int64_t> s(n);
   for (std::size_t i = 0; i < n; ++i) s[i] = std::int64_t((i * 7 + 3 + salt * 5) % vocab);
   return s;
@@ -63,8 +63,8 @@ inline std::int64_t argmax_last(const Tensor& logits) {
 // Runs `batch` through a cache: the first `prompt` positions in one prefill,
 // then one position per step, and returns the logits of every position
 // concatenated along T, to compare with one full forward over the batch.
-Tensor incremental(const GlassLM& model, const TokenBatch& batch, std::size_t prompt,
-                   CacheMode mode) {
+inline Tensor incremental(const GlassLM& model, const TokenBatch& batch,
+                          std::size_t prompt, CacheMode mode) {
   Cache cache = model.new_cache(mode);
   TokenBatch head;
   for (const auto& row : batch) head.emplace_back(row.begin(), row.begin() + prompt);
@@ -76,6 +76,5 @@ Tensor incremental(const GlassLM& model, const TokenBatch& batch, std::size_t pr
   }
   return concat(parts, 1);
 }
-
 
 }  // namespace glassllm::test::model

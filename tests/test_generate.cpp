@@ -127,4 +127,3 @@ TEST_CASE("model: generate rejects an empty prompt and unknown ids") {
       "generate: token id 99 at prompt position 1 is out of range [0, 16)",
       std::invalid_argument);
 }
-

@@ -1,0 +1,346 @@
+// run_folder.cpp: a training run's folder (run_folder.h): atomic saves
+// through OUT.saving and OUT.previous, recovery from an interrupted save, the
+// lock, the mark, and the options saved in trainer_state.json.
+#include "glassllm/train/run_folder.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/budget.h"
+#include "glassllm/model/checkpoint.h"
+#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/model/files.h"
+#include "glassllm/train/optim.h"
+
+
+namespace glassllm {
+namespace run_files {
+
+// ---- the run folder ------------------------------------------------------------------
+
+void fsync_dir(const fs::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+// A folder train made: it carries the mark, or (a run saved before marks
+// existed) a trainer_state.json.
+bool marked(const fs::path& dir) {
+  std::error_code ec;
+  return !fs::is_symlink(dir, ec) && fs::is_directory(dir, ec) &&
+         (fs::is_regular_file(dir / kMarkFile, ec) ||
+          fs::is_regular_file(dir / kStateFile, ec));
+}
+
+// Removes a folder train made; anything else there is refused, not removed.
+void remove_marked(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir, ec))) return;
+  if (!marked(dir))
+    throw std::invalid_argument(dir.string() +
+                                " exists but was not made by glassllm train; move it "
+                                "away (train never deletes what it did not make)");
+  fs::remove_all(dir);
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec)
+    throw std::runtime_error("save: cannot rename " + from.string() + " to " +
+                             to.string() + ": " + ec.message());
+}
+
+// Writes the whole run into OUT.saving/ (each file flushed to disk), then
+// swaps it in with two renames. At every moment either OUT or OUT.previous
+// is a complete checkpoint; recover_run_folder finds it.
+void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tokenizer,
+              const Optimizer& optimizer, const Json& state, const std::string& metrics) {
+  const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
+  remove_marked(saving);
+  fs::create_directories(saving);
+  write_file_safely((saving / kMarkFile).string(),
+                    "A training run's folder, made by glassllm train.\n");
+  save_checkpoint(saving.string(), model, &tokenizer);
+  write_safetensors((saving / kOptimizerFile).string(), optimizer.state(),
+                    {{"optimizer", optimizer.name()}});
+  write_file_safely((saving / kMetricsFile).string(), metrics);
+  // The state file last: a folder with it is a complete save.
+  write_file_safely((saving / kStateFile).string(), state.dump(2) + "\n");
+  remove_marked(previous);  // a leftover of an earlier save's cleanup
+  // The first save may find OUT as an empty folder the user made: it goes
+  // (rmdir removes only an empty folder); a folder with anything in it that
+  // train did not make stops the save.
+  std::error_code ec;
+  if (fs::exists(dir) && !marked(dir) && !fs::remove(dir, ec))
+    throw std::invalid_argument(out + ": is not a training run and not empty; " +
+                                "choose another --out");
+  if (fs::exists(dir)) rename_or_throw(dir, previous);
+  rename_or_throw(saving, dir);
+  fsync_dir(dir.parent_path());  // make both renames durable before deleting anything
+  remove_marked(previous);
+}
+
+// An exclusive lock on OUT.lock (a file beside OUT: OUT itself is replaced
+// by every save) for as long as the run trains, so that two trainings on
+// one folder cannot take turns renaming it. The kernel drops the lock when
+// the process ends, however it ends; the empty file stays.
+RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+               0644);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    if (fd_ >= 0) ::close(fd_);
+    throw std::runtime_error(
+        path_ + ": cannot lock the run (" +
+        (S_ISREG(st.st_mode) || fd_ < 0 ? std::strerror(err) : "not a regular file") +
+        "); train needs a lock file there");
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd_);
+    throw std::invalid_argument(
+        out + ": another glassllm train is using this run (its lock " + path_ +
+        " is held); wait for it or choose another --out");
+  }
+}
+
+
+bool holds_run(const fs::path& dir) {
+  return fs::exists(dir / kStateFile);
+}
+
+// --init-from: a new run whose weights start as the checkpoint's in `dir`
+// instead of random ones (fine-tuning). The sizes must match, except the
+// vocabulary: the rows of embed_tokens and lm_head are copied by token text,
+// so a vocabulary that gained a token (the end-of-text) keeps every row it
+// had, and the new token's rows keep their random initialisation, as with
+// transformers' resize_token_embeddings.
+void start_from_checkpoint(GlassLM& model, const Tokenizer& tokenizer,
+                           const std::string& dir, std::ostream& out) {
+  Checkpoint source = load_checkpoint(dir, model.dtype());
+  const Config &from = source.model.config(), &to = model.config();
+  auto same = [&](const char* flag, std::size_t there, std::size_t here) {
+    if (there != here)
+      throw std::invalid_argument("--init-from " + dir + ": " + flag + " is " +
+                                  std::to_string(there) + " there but " +
+                                  std::to_string(here) + " here; pass " + flag + " " +
+                                  std::to_string(there));
+  };
+  same("--d-model", from.d_model, to.d_model);
+  same("--n-layers", from.n_layers, to.n_layers);
+  same("--n-heads", from.n_heads, to.n_heads);
+  same("--n-kv-heads", from.n_kv_heads, to.n_kv_heads);
+  same("--d-ff", from.d_ff, to.d_ff);
+  same("--max-len", from.max_len, to.max_len);
+  if (!source.tokenizer)
+    throw std::invalid_argument("--init-from " + dir +
+                                ": has no glassllm_tokenizer.json to match tokens by");
+  const Tokenizer& old_tok = *source.tokenizer;
+  std::size_t kept = 0;
+  for (const auto& [name, weight] : source.model.named_parameters()) {
+    Tensor& target = model.parameter(name);
+    if (name != "model.embed_tokens.weight" && name != "lm_head.weight") {
+      target = weight.detach();
+      continue;
+    }
+    // [vocab, d_model]: row i belongs to token i.
+    const std::size_t D = to.d_model;
+    std::vector<double> rows = target.to_vector(), old_rows = weight.to_vector();
+    kept = 0;
+    for (std::size_t id = 0; id < to.vocab_size; ++id) {
+      const std::string& text = tokenizer.token_text(std::int64_t(id));
+      for (std::size_t old_id = 0; old_id < from.vocab_size; ++old_id)
+        if (old_tok.token_text(std::int64_t(old_id)) == text) {
+          std::copy_n(old_rows.begin() + std::ptrdiff_t(old_id * D), D,
+                      rows.begin() + std::ptrdiff_t(id * D));
+          ++kept;
+          break;
+        }
+    }
+    target = from_vector(rows, target.shape(), target.dtype());
+  }
+  out << "starting from " << dir << ": every weight, and " << kept << " of "
+      << to.vocab_size << " token rows (the others are new tokens, initialised at random)"
+      << std::endl;
+}
+
+// ---- options as JSON ------------------------------------------------------------------
+
+Json config_json(const Config& c) {
+  return {{"d_model", c.d_model},       {"n_layers", c.n_layers}, {"n_heads", c.n_heads},
+          {"n_kv_heads", c.n_kv_heads}, {"d_ff", c.d_ff},         {"max_len", c.max_len},
+          {"vocab_size", c.vocab_size}};
+}
+
+Json options_json(const TrainOptions& o) {
+  return {{"task", o.task},
+          {"steps", o.steps},
+          {"batch_size", o.batch_size},
+          {"lr", o.lr},
+          {"warmup", o.warmup},
+          {"min_lr_ratio", o.min_lr_ratio},
+          {"weight_decay", o.weight_decay},
+          {"momentum", o.momentum},
+          {"clip", o.clip},
+          {"optimizer", o.optimizer},
+          {"seed", o.seed},
+          {"dtype", dtype_name(o.dtype)},
+          {"log_every", o.log_every},
+          {"eval_every", o.eval_every},
+          {"eval_batches", o.eval_batches},
+          {"save_every", o.save_every},
+          {"threads", o.threads},
+          {"init_from", o.init_from},
+          {"model", config_json(o.model)}};
+}
+
+TrainOptions options_from_json(const Json& j, const std::string& out) {
+  TrainOptions o;
+  o.out = out;
+  o.task = j.at("task").get<std::string>();
+  o.steps = j.at("steps").get<std::size_t>();
+  o.batch_size = j.at("batch_size").get<std::size_t>();
+  o.lr = j.at("lr").get<double>();
+  o.warmup = j.at("warmup").get<std::size_t>();
+  o.min_lr_ratio = j.at("min_lr_ratio").get<double>();
+  o.weight_decay = j.at("weight_decay").get<double>();
+  o.momentum = j.at("momentum").get<double>();
+  o.clip = j.at("clip").get<double>();
+  o.optimizer = j.at("optimizer").get<std::string>();
+  o.seed = j.at("seed").get<std::uint64_t>();
+  o.dtype = parse_dtype(j.at("dtype").get<std::string>());
+  o.log_every = j.at("log_every").get<std::size_t>();
+  o.eval_every = j.at("eval_every").get<std::size_t>();
+  o.eval_batches = j.at("eval_batches").get<std::size_t>();
+  o.save_every = j.at("save_every").get<std::size_t>();
+  o.threads = j.value("threads", 0);  // runs saved before it was recorded: 0
+  o.init_from = j.value("init_from", std::string());  // runs saved before it had none
+  const Json& m = j.at("model");
+  o.model.d_model = m.at("d_model").get<std::size_t>();
+  o.model.n_layers = m.at("n_layers").get<std::size_t>();
+  o.model.n_heads = m.at("n_heads").get<std::size_t>();
+  o.model.n_kv_heads = m.at("n_kv_heads").get<std::size_t>();
+  o.model.d_ff = m.at("d_ff").get<std::size_t>();
+  o.model.max_len = m.at("max_len").get<std::size_t>();
+  o.model.vocab_size = m.at("vocab_size").get<std::size_t>();
+  return o;
+}
+
+Json read_state(const std::string& out) {
+  const fs::path file = fs::path(out) / kStateFile;
+  try {
+    Json j = detail::parse_json_strict(
+        read_regular_file(file.string(), 64ull << 20, "a trainer state file"));
+    if (j.value("format", "") != kStateFormat || j.value("version", 0) != kStateVersion)
+      throw std::runtime_error("not a " + std::string(kStateFormat) + " version " +
+                               std::to_string(kStateVersion) + " file");
+    return j;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+}
+
+// On resume, these must be what the run was started with.
+void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
+  auto differ = [&](const std::string& what, const std::string& was,
+                    const std::string& is) {
+    throw std::invalid_argument(
+        "--resume: " + now.out + " was trained with " + what + " " + was + ", not " + is +
+        "; drop the flag to keep the run's value, or choose another --out");
+  };
+  auto num = [](std::size_t v) { return std::to_string(v); };
+  if (now.task != saved.task) differ("--task", saved.task, now.task);
+  if (now.seed != saved.seed) differ("--seed", num(saved.seed), num(now.seed));
+  if (now.dtype != saved.dtype)
+    differ("--dtype", dtype_name(saved.dtype), dtype_name(now.dtype));
+  if (now.optimizer != saved.optimizer)
+    differ("--optimizer", saved.optimizer, now.optimizer);
+  const Config &a = now.model, &b = saved.model;
+  if (a.d_model != b.d_model) differ("--d-model", num(b.d_model), num(a.d_model));
+  if (a.n_layers != b.n_layers) differ("--n-layers", num(b.n_layers), num(a.n_layers));
+  if (a.n_heads != b.n_heads) differ("--n-heads", num(b.n_heads), num(a.n_heads));
+  if (a.n_kv_heads != b.n_kv_heads)
+    differ("--n-kv-heads", num(b.n_kv_heads), num(a.n_kv_heads));
+  if (a.d_ff != b.d_ff) differ("--d-ff", num(b.d_ff), num(a.d_ff));
+  if (a.max_len != b.max_len) differ("--max-len", num(b.max_len), num(a.max_len));
+}
+
+// The lines of metrics.jsonl whose "step" is at most `step`: on resume, the
+// lines written after the checkpoint belong to steps that will be redone.
+std::string metrics_up_to(const std::string& file, std::size_t step) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return "";
+  std::istringstream in(read_regular_file(file, 1ull << 30, "a metrics file"));
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Json j = Json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("step") || !j["step"].is_number_unsigned())
+      continue;
+    if (j["step"].get<std::size_t>() <= step) kept += line + "\n";
+  }
+  return kept;
+}
+
+
+}  // namespace run_files
+
+using namespace run_files;
+
+// ---- public helpers
+// ----------------------------------------------------------------------
+
+void recover_run_folder(const std::string& out) {
+  const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
+  // Only folders train made are renamed or removed: a user's own folder
+  // named like them is left as it is.
+  if (!fs::exists(dir) && marked(previous)) rename_or_throw(previous, dir);
+  if (marked(saving)) fs::remove_all(saving);
+  if (marked(dir) && marked(previous)) fs::remove_all(previous);
+}
+
+std::string run_folder(const std::string& out) {
+  if (out.empty()) throw std::invalid_argument("--out is empty; name the run's folder");
+  // "run/" and "run//" are "run": OUT.saving must be a sibling of OUT, not
+  // a hidden ".saving" inside it.
+  std::string s = fs::path(out).lexically_normal().string();
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  fs::path p(s);
+  // ".", ".." and "/" have no name to add ".saving" to: use the full path.
+  if (p.filename() == "." || p.filename() == ".." || p == p.root_path())
+    p = fs::weakly_canonical(fs::absolute(p));
+  if (p == p.root_path())
+    throw std::invalid_argument("--out " + out + ": a run cannot be the root folder");
+  return p.string();
+}
+
+TrainOptions saved_options(const std::string& out) {
+  if (!holds_run(out))
+    throw std::runtime_error(out + ": no training run here (no " + kStateFile +
+                             "); start one without --resume");
+  return options_from_json(read_state(out).at("options"), out);
+}
+
+}  // namespace glassllm
