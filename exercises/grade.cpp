@@ -6,7 +6,8 @@
 // Usage: glassllm_exercises N | all | list. Exit status 0 iff every exercise
 // graded passed; 2 for bad usage, or when run from a copied tree whose build
 // folder still belongs to the original (it then prints the commands that
-// configure the copy). What each grader checks: exercises/grader.cpp.
+// configure the copy). What each grader checks: exercises/grader.cpp and
+// exercises/grader_model.cpp.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>

@@ -28,7 +28,6 @@
 #include "glassllm/model/files.h"
 #include "glassllm/train/optim.h"
 
-
 namespace glassllm {
 namespace run_files {
 
@@ -105,8 +104,8 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
 // one folder cannot take turns renaming it. The kernel drops the lock when
 // the process ends, however it ends; the empty file stays.
 RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-               0644);
+  fd_ =
+      ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat st {};
   if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;
@@ -118,12 +117,11 @@ RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
   }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd_);
-    throw std::invalid_argument(
-        out + ": another glassllm train is using this run (its lock " + path_ +
-        " is held); wait for it or choose another --out");
+    throw std::invalid_argument(out +
+                                ": another glassllm train is using this run (its lock " +
+                                path_ + " is held); wait for it or choose another --out");
   }
 }
-
 
 bool holds_run(const fs::path& dir) {
   return fs::exists(dir / kStateFile);
@@ -303,7 +301,6 @@ std::string metrics_up_to(const std::string& file, std::size_t step) {
   }
   return kept;
 }
-
 
 }  // namespace run_files
 

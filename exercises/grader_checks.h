@@ -1,0 +1,231 @@
+// grader_checks.h (private): what the graders share -- the Checker that
+// prints one line per check, finding the first wrong entry of a tensor, and
+// small helpers. Used by grader.cpp (exercises 1-8) and grader_model.cpp
+// (exercises 9 and 10, on a tiny model).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "exercises/exercises.h"
+#include "exercises/grader.h"
+
+namespace glassllm::exercises {
+
+
+inline std::string index_str(const std::vector<std::size_t>& index) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < index.size(); ++i)
+    s += (i ? "," : "") + std::to_string(index[i]);
+  return s + (index.size() == 1 ? ",)" : ")");
+}
+
+inline std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+inline double max_abs_diff(const Tensor& a, const Tensor& b) {
+  std::vector<double> x = a.to_vector(), y = b.to_vector();
+  double m = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double d = std::fabs(x[i] - y[i]);
+    if (std::isnan(d)) return INFINITY;
+    m = std::max(m, d);
+  }
+  return m;
+}
+
+// Random float64 inputs from a fixed seed, so a failure repeats.
+inline Tensor randn64(const Shape& shape, std::uint64_t seed) {
+  return randn(shape, seed, DType::float64);
+}
+
+// The first entry of d sum(f(inputs)) / d inputs[which] (dout = 1
+// everywhere) where the backward and central differences disagree beyond the
+// gradient checker's tolerance.
+struct WrongEntry {
+  bool found = false;
+  std::vector<std::size_t> index;
+  double analytic = 0, numeric = 0;
+};
+inline WrongEntry first_wrong_entry(const TensorFn& f, const std::vector<Tensor>& inputs,
+                             std::size_t which) {
+  const GradCheckOptions o;
+  std::vector<Tensor> xs;
+  for (const Tensor& in : inputs)
+    xs.push_back(
+        from_vector(in.to_vector(), in.shape(), DType::float64).requires_grad_());
+  {
+    Tensor out = f(xs);
+    if (out.requires_grad()) sum(out).backward();
+  }
+  const Tensor analytic =
+      xs[which].grad().defined() ? xs[which].grad() : zeros_like(xs[which]);
+  no_grad guard;
+  double* x = xs[which].mutable_data<double>();
+  WrongEntry w;
+  for (std::size_t j = 0; j < xs[which].size(); ++j) {
+    const double saved = x[j];
+    x[j] = saved + o.eps;
+    const double plus = sum(f(xs)).item();
+    x[j] = saved - o.eps;
+    const double minus = sum(f(xs)).item();
+    x[j] = saved;
+    const double numeric = (plus - minus) / (2 * o.eps);
+    const double a = analytic.data<double>()[j];
+    if (!(std::fabs(a - numeric) <= o.atol + o.rtol * std::fabs(numeric))) {
+      w.found = true;
+      w.analytic = a;
+      w.numeric = numeric;
+      const Shape& shape = xs[which].shape();
+      w.index.assign(shape.size(), 0);
+      for (std::size_t k = shape.size(), flat = j; k-- > 0; flat /= shape[k])
+        w.index[k] = flat % shape[k];
+      return w;
+    }
+  }
+  return w;
+}
+
+// Runs the checks of one exercise and prints them.
+class Checker {
+ public:
+  explicit Checker(std::ostream& out) : out_(out) {}
+  bool passed() const { return passed_; }
+
+  // A check that is true or false, with what was seen.
+  void expect(const std::string& what, bool ok, const std::string& detail) {
+    line(what, detail, ok);
+  }
+
+  // got == want up to tol: shapes equal, max |got - want| <= tol.
+  void close(const std::string& what, const std::function<Tensor()>& got,
+             const Tensor& want, double tol = 1e-12) {
+    guarded(what, [&] {
+      Tensor g = got();
+      if (!g.defined() || g.shape() != want.shape()) {
+        line(what,
+             "shape " + (g.defined() ? shape_str(g.shape()) : std::string("undefined")) +
+                 ", expected " + shape_str(want.shape()),
+             false);
+        return;
+      }
+      double d = max_abs_diff(g, want);
+      std::string detail =
+          "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")";
+      if (!(d <= tol)) {
+        // Where it starts: the first element off by more than tol.
+        std::vector<double> x = g.to_vector(), y = want.to_vector();
+        for (std::size_t j = 0; j < x.size(); ++j)
+          if (!(std::fabs(x[j] - y[j]) <= tol)) {
+            std::vector<std::size_t> index(want.ndim());
+            for (std::size_t k = index.size(), flat = j; k-- > 0; flat /= want.shape()[k])
+              index[k] = flat % want.shape()[k];
+            detail += "; first at index " + index_str(index) + ": expected " +
+                      fmt("%.6g", y[j]) + ", got " + fmt("%.6g", x[j]);
+            break;
+          }
+      }
+      line(what, detail, d <= tol);
+    });
+  }
+
+  // The engine's gradient checker on f, one table row per input. `names`
+  // names the inputs in failure messages (default: x, or a, b, ...).
+  void grad(const std::string& name, const TensorFn& f, const std::vector<Tensor>& inputs,
+            std::vector<std::string> names = {}) {
+    if (names.size() != inputs.size()) {
+      names.clear();
+      for (std::size_t i = 0; i < inputs.size(); ++i)
+        names.push_back(inputs.size() == 1 ? "x" : std::string(1, char('a' + i)));
+    }
+    guarded(name, [&] {
+      GradCheckResult r = gradcheck(f, inputs, GradCheckOptions{}, name);
+      if (!table_) {
+        GradCheckOptions o;
+        out_ << "  gradient checks (float64, eps " << o.eps << ", atol " << o.atol
+             << ", rtol " << o.rtol
+             << "): analytic = backward(), numeric = "
+                "central differences\n";
+        char head[200];
+        std::snprintf(head, sizeof head, "  %-30s %5s %-12s %-11s %12s %12s %8s %8s\n",
+                      "case", "input", "shape", "worst index", "analytic", "numeric",
+                      "abs err", "rel err");
+        out_ << head;
+        table_ = true;
+      }
+      for (const InputCheck& c : r.inputs) {
+        char row[240];
+        std::snprintf(row, sizeof row,
+                      "  %-30s %5zu %-12s %-11s %12.6f %12.6f %8.1e %8.1e  %s\n",
+                      name.c_str(), c.input, shape_str(c.shape).c_str(),
+                      index_str(c.worst_index).c_str(), c.analytic, c.numeric,
+                      c.max_abs_err, c.max_rel_err, c.passed ? "PASS" : "FAIL");
+        out_ << row;
+      }
+      for (const InputCheck& c : r.inputs)
+        if (!c.passed) explain_wrong_entry(name, f, inputs, c, names[c.input]);
+      passed_ = passed_ && r.passed;
+    });
+  }
+
+  // Says which gradient entry is wrong in terms a student can recompute: the
+  // input by name, the index, and d sum(f) / d input[index] (every dout 1)
+  // from the backward and from central differences. When summing hides the
+  // error (softmax's gradient of a sum is 0 whatever the backward does), the
+  // checker's own weighted sum is shown instead, saying what it is.
+  void explain_wrong_entry(const std::string& name, const TensorFn& f,
+                           const std::vector<Tensor>& inputs, const InputCheck& c,
+                           const std::string& input_name) {
+    const std::string where = "    -> " + name + ": input " + std::to_string(c.input) +
+                              " (" + input_name + ", " + shape_str(c.shape) +
+                              ") at index ";
+    WrongEntry w = first_wrong_entry(f, inputs, c.input);
+    if (w.found) {
+      out_ << where << index_str(w.index) << ": with dout = 1 everywhere, your backward "
+           << "gives d" << input_name << index_str(w.index) << " = "
+           << fmt("%.6f", w.analytic) << ", central differences of sum(f) give "
+           << fmt("%.6f", w.numeric) << "\n";
+    } else {
+      out_ << where << index_str(c.worst_index) << ": with dout = R (fixed random "
+           << "numbers of the output's shape, seed 0), your backward gives d"
+           << input_name << index_str(c.worst_index) << " = " << fmt("%.6f", c.analytic)
+           << ", central differences of sum(f * R) give " << fmt("%.6f", c.numeric)
+           << " (with dout = 1 everywhere the two agree)\n";
+    }
+  }
+
+  // Runs a check; an exception from the code under test fails it with its
+  // message. NotImplemented goes up: the whole exercise is not done yet.
+  void guarded(const std::string& what, const std::function<void()>& body) {
+    try {
+      body();
+    } catch (const NotImplemented&) {
+      throw;
+    } catch (const std::exception& e) {
+      line(what, std::string("threw: ") + e.what(), false);
+    }
+  }
+
+ private:
+  void line(const std::string& what, const std::string& detail, bool ok) {
+    table_ = false;  // a table that follows gets its header again
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-44s ", what.c_str());
+    out_ << buf << detail << "  " << (ok ? "PASS" : "FAIL") << "\n";
+    passed_ = passed_ && ok;
+  }
+
+  std::ostream& out_;
+  bool passed_ = true;
+  bool table_ = false;
+};
+
+}  // namespace glassllm::exercises
