@@ -17,7 +17,6 @@
 
 namespace glassllm::exercises {
 
-
 inline std::string index_str(const std::vector<std::size_t>& index) {
   std::string s = "(";
   for (std::size_t i = 0; i < index.size(); ++i)
@@ -56,7 +55,7 @@ struct WrongEntry {
   double analytic = 0, numeric = 0;
 };
 inline WrongEntry first_wrong_entry(const TensorFn& f, const std::vector<Tensor>& inputs,
-                             std::size_t which) {
+                                    std::size_t which) {
   const GradCheckOptions o;
   std::vector<Tensor> xs;
   for (const Tensor& in : inputs)

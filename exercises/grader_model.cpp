@@ -15,7 +15,6 @@ namespace glassllm::exercises {
 
 namespace {
 
-
 // A tiny float64 model for exercises 9 and 10, and its tokens.
 GlassLM tiny_model() {
   Config cfg;
