@@ -4,8 +4,8 @@
 # With --fix: formats them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t cpp < <(git ls-files '*.cpp' '*.h')
-mapfile -t web < <(git ls-files 'viewer/*.js' 'viewer/*.mjs' 'viewer/*.css' 'viewer/*.html' \
+mapfile -t cpp < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.h')
+mapfile -t web < <(git ls-files --cached --others --exclude-standard 'viewer/*.js' 'viewer/*.mjs' 'viewer/*.css' 'viewer/*.html' \
   'tests/viewer/*.mjs' 'tests/tokenizer/*.mjs')
 prettier=viewer/node_modules/.bin/prettier
 if [ ! -x "$prettier" ]; then
