@@ -241,7 +241,10 @@ function setupLive() {
   $("live-open").addEventListener("click", toggleLiveBar);
   $("live").addEventListener("submit", onGenerate);
   $("target-form").addEventListener("submit", onGradients);
-  window.addEventListener("resize", () => setTimeout(renderTarget, 200));
+  // The chart is drawn to its canvas's size, which is 0 while its view is hidden.
+  const redraw = () => state.tab === "grads" && renderTarget();
+  window.addEventListener("resize", () => setTimeout(redraw, 200));
+  document.querySelector('[data-tab="grads"]').addEventListener("click", redraw);
   live.ready = startLive().catch((e) => {
     if (pageModel().refused) throw e;
     setStatus("Live generation is off.");

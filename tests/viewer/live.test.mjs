@@ -144,6 +144,12 @@ test(
     assert.ok(g.tokens.every((t) => t.grad_norm >= 0) && g.tokens.some((t) => t.grad_norm > 0));
     assert.match(await page.textContent("#target-summary"), /loss .* nats, the mean of 5 tokens/);
     assert.ok(await page.evaluate(() => $("target-chart").width > 0));
+    // Away and back: the chart is drawn again at its size, with the same bars.
+    const drawn = () => page.evaluate(() => $("target-chart").toDataURL());
+    const before = await drawn();
+    await page.click('[data-tab="attention"]');
+    await page.click('[data-tab="grads"]');
+    assert.equal(await drawn(), before);
     await page.close();
   },
 );
