@@ -32,6 +32,11 @@ namespace glassllm {
 // element is still computed by one thread in one order, so a run repeats bit
 // for bit with the same thread count.
 int default_blas_threads() {
+#ifdef GLASSLLM_SINGLE_THREAD
+  // The WebAssembly engine (web/CMakeLists.txt) runs in a page without
+  // shared memory: one thread, whatever the environment says.
+  return 1;
+#endif
   if (const char* env = std::getenv("GLASSLLM_THREADS")) {
     char* end = nullptr;
     long n = std::strtol(env, &end, 10);
