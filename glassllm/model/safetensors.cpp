@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -32,6 +31,16 @@ namespace glassllm {
 namespace detail {
 
 using Json = nlohmann::ordered_json;
+
+// std::bit_cast, which the C++ library of Emscripten 3.1.6 (the inspector
+// page's engine, web/) does not have: the same bits as another type.
+template <class To, class From>
+To same_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
 
 // ---- strict JSON -------------------------------------------------------------------
 
@@ -75,13 +84,13 @@ float f16_to_f32(std::uint16_t bits) {
     float v = std::ldexp(float(m), -24);
     return sign ? -v : v;
   }
-  if (e == 31) return std::bit_cast<float>(sign | 0x7F800000u | (m << 13));
-  return std::bit_cast<float>(sign | ((e - 15 + 127) << 23) | (m << 13));
+  if (e == 31) return same_bits<float>(sign | 0x7F800000u | (m << 13));
+  return same_bits<float>(sign | ((e - 15 + 127) << 23) | (m << 13));
 }
 
 // bfloat16 is the top half of a float32: shift it back into place.
 float bf16_to_f32(std::uint16_t bits) {
-  return std::bit_cast<float>(std::uint32_t(bits) << 16);
+  return same_bits<float>(std::uint32_t(bits) << 16);
 }
 
 }  // namespace detail
@@ -171,7 +180,7 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
       using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
       const T* p = ptr<T>(t);
       for (std::size_t i = 0; i < t.size(); ++i)
-        store_le(bytes, std::bit_cast<Bits>(p[i]), sizeof(T));
+        store_le(bytes, detail::same_bits<Bits>(p[i]), sizeof(T));
     });
   }
   write_file_safely(path, bytes);
@@ -310,12 +319,12 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
     if (e.dtype == "F64") {
       double* o = ptr<double>(t);
       for (std::size_t i = 0; i < count; ++i)
-        o[i] = std::bit_cast<double>(load_le(p + 8 * i, 8));
+        o[i] = same_bits<double>(load_le(p + 8 * i, 8));
     } else {
       float* o = ptr<float>(t);
       for (std::size_t i = 0; i < count; ++i) {
         if (e.dtype == "F32")
-          o[i] = std::bit_cast<float>(std::uint32_t(load_le(p + 4 * i, 4)));
+          o[i] = same_bits<float>(std::uint32_t(load_le(p + 4 * i, 4)));
         else if (e.dtype == "F16")
           o[i] = f16_to_f32(std::uint16_t(load_le(p + 2 * i, 2)));
         else
