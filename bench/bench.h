@@ -35,6 +35,8 @@ TracerFigures tracer_cost(int runs);
 struct ContentionFigures {
   double train_step_ms = 0;        // float32, default threads, beside a busy thread
   double decode_tokens_per_s = 0;  // the same, 120 one-token steps
+  double train_step_quiet_ms = 0;  // both again without it, in alternate rounds
+  double decode_quiet_tokens_per_s = 0;
 };
 
 /// The model's training step and decoding while one more thread loops busily

@@ -1,8 +1,9 @@
 // bench_contention.cpp: one of `glassllm bench`'s measurements: the training
 // step and one-token decoding of bench.cpp's model figures (default config,
-// float32, the default thread count) again while a thread of the benchmark's
-// own loops without pause, as another program on the machine would. bench.cpp
-// prints them beside the quiet figures.
+// float32, the default thread count) while a thread of the benchmark's own
+// loops without pause, as another program on the machine would, in rounds
+// that alternate with the same figures measured quietly. bench.cpp prints
+// them.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -79,16 +80,23 @@ ContentionFigures contention(int runs) {
   };
   for (auto& [name, w] : model.named_parameters()) w.requires_grad_();
 
+  // Rounds alternate quiet and busy, so that a change in the machine's load
+  // (other programs) reaches both alike and the ratios compare like with like.
   ContentionFigures f;
-  BusyLoop busy;
-  std::vector<double> decode, train;
-  decode_seconds();  // warm up beside the busy loop
-  for (int r = 0; r < std::max(3, runs / 4); ++r) {
+  std::vector<double> decode, train, decode_quiet, train_quiet;
+  decode_seconds();  // warm up
+  step();
+  for (int r = 0; r < std::max(5, runs / 2); ++r) {
+    decode_quiet.push_back(decode_seconds());
+    train_quiet.push_back(median_seconds(step, 1));
+    BusyLoop busy;
     decode.push_back(decode_seconds());
     train.push_back(median_seconds(step, 1));
   }
   f.decode_tokens_per_s = 120.0 / median(decode);
   f.train_step_ms = 1e3 * median(train);
+  f.decode_quiet_tokens_per_s = 120.0 / median(decode_quiet);
+  f.train_step_quiet_ms = 1e3 * median(train_quiet);
   return f;
 }
 

@@ -62,21 +62,35 @@ void broadcast_loop(const T* a, const Shape& a_shape, const T* b, const Shape& b
   auto sa = broadcast_strides(a_shape, out_shape);
   auto sb = broadcast_strides(b_shape, out_shape);
   std::size_t inner = out_shape[nd - 1], ia_step = sa[nd - 1], ib_step = sb[nd - 1];
-  std::vector<std::size_t> index(nd, 0);
-  std::size_t ia = 0, ib = 0;
-  for (std::size_t o = 0; o < n; o += inner) {
-    for (std::size_t j = 0; j < inner; ++j)
-      out[o + j] = f(a[ia + j * ia_step], b[ib + j * ib_step]);
-    // Advance the odometer over axes nd-2 .. 0.
-    for (std::size_t ax = nd - 1; ax-- > 0;) {
-      ia += sa[ax];
-      ib += sb[ax];
-      if (++index[ax] < out_shape[ax]) break;
-      ia -= sa[ax] * out_shape[ax];
-      ib -= sb[ax] * out_shape[ax];
-      index[ax] = 0;
+  // Rows first .. last-1 of the output (each `inner` long).
+  auto rows = [&](std::size_t first, std::size_t last) {
+    // Row `first`'s index along each outer axis, and where a and b start.
+    std::vector<std::size_t> index(nd, 0);
+    std::size_t ia = 0, ib = 0;
+    for (std::size_t ax = nd - 1, r = first; ax-- > 0;) {
+      index[ax] = r % out_shape[ax];
+      r /= out_shape[ax];
+      ia += index[ax] * sa[ax];
+      ib += index[ax] * sb[ax];
     }
-  }
+    for (std::size_t o = first * inner; o < last * inner; o += inner) {
+      if (ia_step == 1 && ib_step == 1)  // both rows contiguous: a loop that vectorises
+        for (std::size_t j = 0; j < inner; ++j) out[o + j] = f(a[ia + j], b[ib + j]);
+      else
+        for (std::size_t j = 0; j < inner; ++j)
+          out[o + j] = f(a[ia + j * ia_step], b[ib + j * ib_step]);
+      // Advance the odometer over axes nd-2 .. 0.
+      for (std::size_t ax = nd - 1; ax-- > 0;) {
+        ia += sa[ax];
+        ib += sb[ax];
+        if (++index[ax] < out_shape[ax]) break;
+        ia -= sa[ax] * out_shape[ax];
+        ib -= sb[ax] * out_shape[ax];
+        index[ax] = 0;
+      }
+    }
+  };
+  pool::parallel_ranges(n / inner, pool::grain(inner), rows);
 }
 
 template <class F>

@@ -13,8 +13,10 @@
 
 #include "glassllm/fast/blas_internal.h"  // default_blas_threads
 
-// WebAssembly built without -pthread has no threads to start.
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__) && \
+// WebAssembly built without -pthread, or the page's engine
+// (GLASSLLM_SINGLE_THREAD, web/CMakeLists.txt), has no threads to start.
+#if ((defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)) || \
+     defined(GLASSLLM_SINGLE_THREAD)) &&                               \
     !defined(GLASSLLM_NO_THREADS)
 #define GLASSLLM_NO_THREADS
 #endif
