@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -19,11 +20,16 @@ namespace glassllm::detail {
 /// position>" or "duplicate key 'x'".
 nlohmann::ordered_json parse_json_strict(std::string_view text);
 
+/// Called with each tensor's bytes once they are copied out.
+using ReleaseFn = std::function<void(const std::uint8_t* bytes, std::size_t n)>;
+
 /// read_safetensors on bytes already in memory; `name` (a path) starts every
-/// error message. read_safetensors reads the file and calls this; the fuzz
-/// target calls it directly.
+/// error message. read_safetensors maps the file and calls this, with a
+/// `done_with` that gives each tensor's pages back; the fuzz target calls it
+/// directly.
 NamedTensors read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
-                                    const std::string& name);
+                                    const std::string& name,
+                                    const ReleaseFn& done_with = {});
 
 /// IEEE half (1 sign, 5 exponent, 10 mantissa bits) and bfloat16 (the top 16
 /// bits of a float32) to float32, exactly, including subnormals, inf and nan.
