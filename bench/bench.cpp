@@ -9,6 +9,7 @@
 // machine is shared and noisy. Then the model itself (default config):
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run.
+// Last, decoding at SmolLM2-135M's shape against the memory floor (bench_decode.cpp).
 // `glassllm bench --json` prints the same figures as one flat JSON object.
 #include "bench/bench.h"
 
@@ -316,6 +317,7 @@ struct Figures {
   std::vector<ModelFigures> models;
   AttentionFigures att;
   TracerFigures tr;
+  DecodeFigures dec;
 };
 
 Figures measure(const BenchArgs& args) {
@@ -354,6 +356,9 @@ Figures measure(const BenchArgs& args) {
   // (e) attention at the exaone-4.0-1.2b shape, and the tracer's cost.
   f.att = exaone_attention(args.runs > 0 ? args.runs : 7);
   f.tr = tracer_cost(model_runs);
+
+  // (f) decoding at SmolLM2-135M's shape against the memory floor.
+  f.dec = smollm2_decode(args.runs > 0 ? args.runs : 5);
 
   return f;
 }
@@ -410,6 +415,7 @@ void print_json(const Figures& f) {
   j["tracer_overhead_ratio"] = f.tr.traced_prefill_ms / f.tr.prefill_ms;
   j["tracer_to_json_ms"] = f.tr.to_json_ms;
   j["tracer_json_bytes"] = f.tr.json_bytes;
+  print_decode_json(f.dec, j);
   std::cout << j.dump(2) << "\n";
 }
 
@@ -521,6 +527,7 @@ int bench(const BenchArgs& args) {
   print_ops(f);
   print_model(f);
   print_attention_and_tracer(f);
+  print_decode(f.dec);
   return 0;
 }
 
