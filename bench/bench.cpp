@@ -8,7 +8,8 @@
 // same shapes, one thread each. Every figure is a median of repeated runs: the
 // machine is shared and noisy. Then the model itself (default config):
 // prefill, decode through both kinds of cache, and one training step with its
-// effective GFLOP/s beside the GEMM ceiling measured in the same run.
+// effective GFLOP/s beside the GEMM ceiling measured in the same run; and the
+// training step and decoding again beside a busy thread (bench_contention.cpp).
 // Last, decoding at SmolLM2-135M's shape against the memory floor (bench_decode.cpp).
 // `glassllm bench --json` prints the same figures as one flat JSON object.
 #include "bench/bench.h"
@@ -317,6 +318,7 @@ struct Figures {
   std::vector<ModelFigures> models;
   AttentionFigures att;
   TracerFigures tr;
+  ContentionFigures busy;
   DecodeFigures dec;
 };
 
@@ -357,10 +359,38 @@ Figures measure(const BenchArgs& args) {
   f.att = exaone_attention(args.runs > 0 ? args.runs : 7);
   f.tr = tracer_cost(model_runs);
 
-  // (f) decoding at SmolLM2-135M's shape against the memory floor.
+  // (f) the model again beside a busy thread.
+  f.busy = contention(model_runs);
+
+  // (g) decoding at SmolLM2-135M's shape against the memory floor.
   f.dec = smollm2_decode(args.runs > 0 ? args.runs : 5);
 
   return f;
+}
+
+// The figures beside a busy thread, with their ratios to the quiet ones.
+void print_contention_json(const Figures& f, nlohmann::json& j) {
+  const ModelFigures& quiet = f.models.front();  // float32
+  j["train_step_contended_ms_float32"] = f.busy.train_step_ms;
+  j["train_step_contended_over_quiet_float32"] =
+      f.busy.train_step_ms / quiet.train_step_ms;
+  j["decode_contended_tokens_per_s_float32"] = f.busy.decode_tokens_per_s;
+  j["decode_contended_over_quiet_float32"] =
+      f.busy.decode_tokens_per_s / quiet.decode_concat_tps;
+}
+
+void print_contention(const Figures& f) {
+  const ModelFigures& quiet = f.models.front();
+  std::printf(
+      "\nThe model beside one busy-looping thread, float32, %d thread(s), medians\n",
+      f.info.threads);
+  std::printf("  %-40s %10s %10s %8s\n", "", "quiet", "busy", "ratio");
+  std::printf("  %-40s %10.1f %10.1f %8.2f\n", "training step, batch 16 x 128 (ms)",
+              quiet.train_step_ms, f.busy.train_step_ms,
+              f.busy.train_step_ms / quiet.train_step_ms);
+  std::printf("  %-40s %10.0f %10.0f %8.2f\n", "decode, 120 steps (tokens/s)",
+              quiet.decode_concat_tps, f.busy.decode_tokens_per_s,
+              f.busy.decode_tokens_per_s / quiet.decode_concat_tps);
 }
 
 // One flat JSON object of named figures (`glassllm bench --json`).
@@ -403,6 +433,7 @@ void print_json(const Figures& f) {
   j["attention_exaone_grouped_ms"] = f.att.grouped_ms;
   j["attention_exaone_repeat_kv_ms"] = f.att.repeat_kv_ms;
   j["attention_exaone_floor_ms"] = f.att.floor_ms;
+  j["attention_exaone_floor_1thread_ms"] = f.att.floor_1thread_ms;
   j["attention_exaone_grouped_over_floor"] = f.att.grouped_ms / f.att.floor_ms;
   j["attention_exaone_repeat_kv_over_grouped"] = f.att.repeat_kv_ms / f.att.grouped_ms;
   j["attention_exaone_cache_bytes"] = f.att.cache_bytes;
@@ -415,6 +446,7 @@ void print_json(const Figures& f) {
   j["tracer_overhead_ratio"] = f.tr.traced_prefill_ms / f.tr.prefill_ms;
   j["tracer_to_json_ms"] = f.tr.to_json_ms;
   j["tracer_json_bytes"] = f.tr.json_bytes;
+  print_contention_json(f, j);
   print_decode_json(f.dec, j);
   std::cout << j.dump(2) << "\n";
 }
@@ -505,6 +537,7 @@ void print_attention_and_tracer(const Figures& f) {
   std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", f.att.repeat_kv_ms,
               f.att.repeat_kv_repeat_bytes / mib, f.att.repeat_kv_written / mib);
   std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", f.att.floor_ms);
+  std::printf("  %-40s %10.2f\n", "floor on one thread", f.att.floor_1thread_ms);
   std::printf(
       "  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
       f.att.cache_bytes / mib, f.att.grouped_ms / f.att.floor_ms,
@@ -527,6 +560,7 @@ int bench(const BenchArgs& args) {
   print_ops(f);
   print_model(f);
   print_attention_and_tracer(f);
+  print_contention(f);
   print_decode(f.dec);
   return 0;
 }

@@ -17,6 +17,7 @@ double median_seconds(const std::function<void()>& f, int runs, int inner = 1);
 
 struct AttentionFigures {
   double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;
+  double floor_1thread_ms = 0;  // the floor read by one thread
   std::size_t cache_bytes = 0;  // K and V of all layers
   std::size_t grouped_repeat_bytes = 0, repeat_kv_repeat_bytes = 0;  // repeat_kv copies
   std::size_t grouped_written = 0, repeat_kv_written = 0;            // every op's output
@@ -32,6 +33,15 @@ struct TracerFigures {
 
 /// Prefill with and without a tracer, and the JSON it writes.
 TracerFigures tracer_cost(int runs);
+
+struct ContentionFigures {
+  double train_step_ms = 0;        // float32, default threads, beside a busy thread
+  double decode_tokens_per_s = 0;  // the same, 120 one-token steps
+};
+
+/// The model's training step and decoding while one more thread loops busily
+/// (bench_contention.cpp).
+ContentionFigures contention(int runs);
 
 struct DecodeFigures {
   double tokens_per_s = 0;

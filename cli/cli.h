@@ -38,6 +38,7 @@ Command register_check(CLI::App& app);      // cli/check.cpp
 Command register_generate(CLI::App& app);   // cli/model.cpp
 Command register_tokenize(CLI::App& app);   // cli/tokenize.cpp
 Command register_trace(CLI::App& app);      // cli/trace.cpp
+Command register_inspector(CLI::App& app);  // cli/inspector.cpp
 Command register_memory(CLI::App& app);     // cli/memory.cpp
 Command register_bench(CLI::App& app);      // bench/bench.cpp
 Command register_train(CLI::App& app);      // cli/train.cpp
@@ -46,16 +47,33 @@ Command register_eval(CLI::App& app);       // cli/train.cpp
 /// The help text of every --attention option.
 inline constexpr const char* attention_help = "K/V sharing path: repeat_kv or grouped";
 
-/// The attention inspector (viewer/) as one self-contained HTML page, with an
-/// empty <script type="application/json" id="trace"> element for a trace.
-/// Generated at build time by cmake/viewer_page.cmake.
+/// The attention inspector (viewer/) as one self-contained HTML page, with
+/// empty <script type="application/json"> elements id="trace" (for a trace)
+/// and id="model" (for the model the engine runs). Generated at build time by
+/// cmake/viewer_page.cmake.
 std::string_view viewer_page_template();
-
-/// The inspector page with `trace_json` embedded, ready to open from disk.
-/// Every '<' of the JSON is written \u003c (so no token text can close the
-/// script element or open a comment in it), as are U+2028 and U+2029.
-std::string trace_page(std::string_view trace_json);
-
+/// Whether that page holds the WebAssembly engine (scripts/build-wasm.sh was
+/// run before this binary was built).
+bool viewer_page_has_engine();
+/// The largest model.safetensors a page holds and runs (viewer/live.js has
+/// the same limit): base64 makes the page 4/3 of it, and the engine holds it
+/// twice while loading. The demo model is 3.2 MiB.
+inline constexpr std::uintmax_t kPageModelLimit = std::uintmax_t(16) << 20;
+/// The inspector page with `trace_json` and `model_json` (either may be
+/// empty) embedded, ready to open from disk. Every '<' of the JSON is written
+/// \u003c (so no token text can close the script element or open a comment
+/// in it), as are U+2028 and U+2029. cli/inspector.cpp.
+std::string inspector_page(std::string_view trace_json, std::string_view model_json = {});
+/// The model element's JSON for a checkpoint folder: its config.json,
+/// glassllm_tokenizer.json and model.safetensors (base64). Throws
+/// std::invalid_argument naming why the page cannot run it: no engine in
+/// this binary, a Hugging Face tokenizer.json, sharded weights, or weights
+/// over kPageModelLimit.
+std::string page_model_json(const std::string& dir);
+/// For `trace --html`: page_model_json(dir), or "" without the engine, or
+/// {"refused": why} (the page shows why it cannot generate live) after one
+/// note on stderr.
+std::string page_model_or_refusal(const std::string& dir);
 /// The bundled model's folder: models/demo in the source tree this binary was
 /// built from, else <prefix>/share/glassllm/models/demo beside an installed
 /// binary (<prefix>/bin/glassllm). Throws naming both places if neither exists.

@@ -49,10 +49,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // In the order `glassllm --help` lists them.
   const std::vector<cli::Command> commands = {
-      cli::register_gradcheck(app), cli::register_init(app),  cli::register_forward(app),
-      cli::register_grads(app),     cli::register_check(app), cli::register_generate(app),
-      cli::register_tokenize(app),  cli::register_trace(app), cli::register_memory(app),
-      cli::register_bench(app),     cli::register_train(app), cli::register_eval(app),
+      cli::register_gradcheck(app), cli::register_init(app),
+      cli::register_forward(app),   cli::register_grads(app),
+      cli::register_check(app),     cli::register_generate(app),
+      cli::register_tokenize(app),  cli::register_trace(app),
+      cli::register_inspector(app), cli::register_memory(app),
+      cli::register_bench(app),     cli::register_train(app),
+      cli::register_eval(app),
   };
   const std::string where = prefix(app, argc, argv);
 

@@ -92,36 +92,6 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
 
 }  // namespace
 
-std::string trace_page(std::string_view trace_json) {
-  // The JSON goes inside <script type="application/json" id="trace">. An HTML
-  // parser ends that element at the first "</script" and treats "<!--" in it
-  // specially, whatever JSON thinks of them; '<' only ever occurs inside JSON
-  // strings, where \u003c means the same character. U+2028 and U+2029 are
-  // escaped too, as older JavaScript did not allow them in string literals.
-  const std::string_view page = viewer_page_template();
-  const std::string_view slot = "<script type=\"application/json\" id=\"trace\">";
-  const std::size_t at = page.find(slot);
-  if (at == std::string_view::npos)
-    throw std::logic_error("trace: the inspector page has no trace element");
-  std::string out;
-  out.reserve(page.size() + trace_json.size() + trace_json.size() / 16);
-  out.append(page.substr(0, at + slot.size()));
-  for (std::size_t i = 0; i < trace_json.size(); ++i) {
-    const char c = trace_json[i];
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '\xE2' && i + 2 < trace_json.size() && trace_json[i + 1] == '\x80' &&
-               (trace_json[i + 2] == '\xA8' || trace_json[i + 2] == '\xA9')) {
-      out += trace_json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  out.append(page.substr(at + slot.size()));
-  return out;
-}
-
 namespace {
 
 int trace(const TraceArgs& a) {
@@ -194,7 +164,9 @@ int trace(const TraceArgs& a) {
   };
   std::vector<std::int64_t> out = model.generate(prompt, gen);
   if (!a.out.empty()) tracer.write(a.out);
-  if (!a.html.empty()) write_file_safely(a.html, trace_page(tracer.to_json()));
+  if (!a.html.empty())
+    write_file_safely(a.html,
+                      inspector_page(tracer.to_json(), page_model_or_refusal(dir)));
 
   std::size_t decode = 0, resets = 0;
   for (const TraceStep& s : tracer.steps()) {
@@ -235,7 +207,8 @@ Command register_trace(CLI::App& app) {
   sub->add_option("--out", a->out, "Output .json file");
   sub->add_option("--html", a->html,
                   "Also (or instead) write the inspector as one self-contained .html "
-                  "page holding the trace");
+                  "page holding the trace (and, when this glassllm has the WebAssembly "
+                  "engine, the model, to generate live in the page)");
   add_whole(sub, "--steps", a->steps,
             "Most decode steps after the prefill (fewer when the model writes its "
             "end-of-text token)",

@@ -131,12 +131,13 @@ int train(const TrainArgs& a) {
   set("--n-kv-heads", o.model.n_kv_heads, a.n_kv_heads, false);
   set("--d-ff", o.model.d_ff, a.d_ff, false);
   set("--max-len", o.model.max_len, a.max_len, false);
-  // The thread count changes the last digits of every product: a new run
+  // With the system backend the thread count can change the last digits of
+  // products (openblas and builtin: never, test_threads.cpp): a new run
   // records the one it uses (GLASSLLM_THREADS, else 1, unless
   // --threads), a resumed run uses the one it was trained with.
   if (a.threads && a.resume && o.threads > 0 && *a.threads != o.threads)
     std::cerr << "glassllm train: --threads " << *a.threads << " overrides the run's "
-              << o.threads << "; losses will differ in the last digits from a run that "
+              << o.threads << "; losses may differ in the last digits from a run that "
               << "never stopped\n";
   if (a.threads) {
     o.threads = *a.threads;

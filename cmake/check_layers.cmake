@@ -1,10 +1,11 @@
 # Fails the build when a file includes a header of a layer above its own.
 #
-#   cli -> train, trace, reference -> model -> engine -> fast
+#   cli, web -> train, trace, reference -> model -> engine -> fast
 #
 # A file's layer is its folder: glassllm/<layer>/, include/glassllm/<layer>/,
-# or cli/. A file may include its own layer and any layer below; train,
-# trace and reference sit side by side and include none of each other. The
+# cli/ or web/ (the inspector page's WebAssembly engine). A file may include
+# its own layer and any layer below; train, trace and reference sit side by
+# side and include none of each other, nor do cli and web. The
 # umbrella header glassllm/glassllm.h (every layer) is for programs built on the library.
 # Run as: cmake -DROOT=<source dir> -DSTAMP=<file to touch> -P check_layers.cmake
 set(rank_fast 0)
@@ -14,17 +15,18 @@ set(rank_train 3)
 set(rank_trace 3)
 set(rank_reference 3)
 set(rank_cli 4)
+set(rank_web 4)
 
 file(GLOB_RECURSE files
   ${ROOT}/glassllm/*.cpp ${ROOT}/glassllm/*.h ${ROOT}/include/glassllm/*.h
-  ${ROOT}/cli/*.cpp ${ROOT}/cli/*.h)
+  ${ROOT}/cli/*.cpp ${ROOT}/cli/*.h ${ROOT}/web/*.cpp ${ROOT}/web/*.h)
 set(errors "")
 foreach(f ${files})
   file(RELATIVE_PATH rel ${ROOT} ${f})
   if(rel MATCHES "^(include/)?glassllm/(fast|engine|model|train|trace|reference)/")
     set(own ${CMAKE_MATCH_2})
-  elseif(rel MATCHES "^cli/")
-    set(own cli)
+  elseif(rel MATCHES "^(cli|web)/")
+    set(own ${CMAKE_MATCH_1})
   else()
     continue()  # the umbrella header
   endif()
@@ -33,8 +35,8 @@ foreach(f ${files})
     string(REGEX REPLACE "^[^\"]*\"([^\"]+)\".*$" "\\1" inc "${line}")
     if(inc MATCHES "^glassllm/(fast|engine|model|train|trace|reference)/")
       set(target ${CMAKE_MATCH_1})
-    elseif(inc MATCHES "^cli/")
-      set(target cli)
+    elseif(inc MATCHES "^(cli|web)/")
+      set(target ${CMAKE_MATCH_1})
     elseif(inc STREQUAL "glassllm/glassllm.h")
       set(target cli)  # every layer: only the command line may
     else()
@@ -47,6 +49,6 @@ foreach(f ${files})
   endforeach()
 endforeach()
 if(errors)
-  message(FATAL_ERROR "Includes must run one way, cli -> train, trace, reference -> model -> engine -> fast:\n${errors}")
+  message(FATAL_ERROR "Includes must run one way, cli, web -> train, trace, reference -> model -> engine -> fast:\n${errors}")
 endif()
 file(TOUCH ${STAMP})

@@ -2,7 +2,12 @@
 # self-contained HTML page and into a C++ source holding that page, so that
 # `glassllm trace --html` can write it without Node or any file beside the
 # binary. Run at build time by CMakeLists.txt:
-#   cmake -DSRC_DIR=viewer -DOUT_HTML=.../inspector.html -DOUT_CPP=.../viewer_page.cpp -P viewer_page.cmake
+#   cmake -DSRC_DIR=viewer -DOUT_HTML=.../inspector.html -DOUT_CPP=.../viewer_page.cpp
+#         [-DENGINE_JS=.../glassllm_engine.js] -P viewer_page.cmake
+# With ENGINE_JS (the WebAssembly engine, scripts/build-wasm.sh) the page's
+# empty <script id="engine"></script> gets the engine's text, and the page can
+# run the model that `glassllm inspector` or `trace --html` put in its
+# <script type="application/json" id="model"> element (viewer/live.js).
 # Every <link rel="stylesheet" href="F" /> of index.html becomes a <style> with
 # F's text and every <script src="F"></script> a <script> with F's text. The
 # page keeps an empty <script type="application/json" id="trace"> element: the
@@ -28,6 +33,23 @@ foreach(tag IN LISTS scripts)
   endif()
   string(REPLACE "${tag}" "<script>\n${js}</script>" page "${page}")
 endforeach()
+
+set(engine_slot "<script id=\"engine\"></script>")
+string(FIND "${page}" "${engine_slot}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "viewer/index.html has no empty ${engine_slot} element for the engine")
+endif()
+set(has_engine false)
+if(ENGINE_JS)
+  file(READ "${ENGINE_JS}" js)
+  string(TOLOWER "${js}" lower)
+  string(FIND "${lower}" "</script" at)
+  if(NOT at EQUAL -1)
+    message(FATAL_ERROR "${ENGINE_JS} contains '</script', which would end the inlined element")
+  endif()
+  string(REPLACE "${engine_slot}" "<script id=\"engine\">\n${js}</script>" page "${page}")
+  set(has_engine true)
+endif()
 
 string(FIND "${page}" "<script type=\"application/json\" id=\"trace\"></script>" at)
 if(at EQUAL -1)
@@ -57,5 +79,6 @@ const unsigned char page[] = {${bytes}};
 std::string_view viewer_page_template() {
   return {reinterpret_cast<const char*>(page), ${size}};
 }
+bool viewer_page_has_engine() { return ${has_engine}; }
 }  // namespace glassllm::cli
 ")

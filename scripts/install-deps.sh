@@ -5,7 +5,9 @@
 #                          the header libraries, ICU; OpenBLAS on Linux
 #   install-deps.sh test   the same plus the test tools (scripts/test.sh):
 #                          doctest, valijson, Node.js with npm, Chromium, ccache,
-#                          and the viewer's npm packages (playwright-core, prettier)
+#                          emscripten (the live inspector's engine,
+#                          scripts/build-wasm.sh), and the viewer's npm packages
+#                          (playwright-core, prettier)
 #   install-deps.sh fuzz   clang and its libFuzzer runtime (fuzz/run.sh)
 #
 # It looks first and installs nothing when everything is there (no root
@@ -37,6 +39,9 @@ have_file() {  # any of the paths (globs already expanded) exists
   local f
   for f in "$@"; do [ -e "$f" ] && return 0; done
   return 1
+}
+have_acorn() {  # Debian packages acorn apart from emscripten; other systems bundle it
+  [ ! -r /etc/debian_version ] || [ -d /usr/share/nodejs/acorn ]
 }
 have_openblas() {  # the file backends/openblas.cpp opens, and the one the linker takes
   have_file /usr/lib/libopenblas.so.0 /usr/lib64/libopenblas.so.0 /usr/lib/*/libopenblas.so.0 &&
@@ -70,6 +75,8 @@ requirements_test=(
   "npm|have_command npm|npm|npm|-"
   "Chromium|[ -x \"\${CHROMIUM:-/usr/bin/chromium}\" ]|chromium|chromium|--cask chromium"
   "ccache|have_command ccache|ccache|ccache|ccache"
+  "emscripten (the live inspector's engine)|have_command emcmake|emscripten|emscripten|emscripten"
+  "acorn (Debian's emscripten runs it from /usr/share/nodejs)|have_acorn|node-acorn|-|-"
   "PyTorch (the reference of tests/cli_real_models.sh)|/usr/bin/python3 -c 'import torch, numpy'|python3-torch|python3-torch|-"
 )
 requirements_fuzz=(

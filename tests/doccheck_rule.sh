@@ -28,6 +28,18 @@ cmp -s "$work/pass/docs/page.md" "$data/pass/docs/page.md" || fail "--update cha
 "$doccheck" "$work/fail" "$data/build" >/dev/null || fail "the fail page is still stale after --update"
 grep -q "max abs err 1.2e-02" "$work/fail/docs/page.md" || fail "--update did not write the new output"
 
+# Training runs: figures and answers may differ, the steps, the format and
+# the questions may not; the run gets a fresh folder, removed afterwards.
+train="$data/training"
+mkdir -p "$work/tmp"
+out=$(TMPDIR="$work/tmp" "$doccheck" "$train/pass" "$train/build" 2>&1) ||
+  fail "training pass page reported stale: $out"
+[ "$out" = "doccheck: 1 blocks, 0 stale" ] || fail "training pass page: $out"
+[ -z "$(ls -A "$work/tmp")" ] || fail "the run folder was left behind: $(ls "$work/tmp")"
+out=$(TMPDIR="$work/tmp" "$doccheck" "$train/fail" "$train/build" 2>&1) &&
+  fail "training fail page passed: $out"
+grep -qx "doccheck: 4 blocks, 4 stale" <<<"$out" || fail "training fail page: $out"
+
 # A bad rounding level in a marker: one line naming the file, the value and what is allowed.
 mkdir -p "$work/bad/docs"
 printf '<!-- output: examples/numbers.cpp, rounding level below tiny -->\n```text\n```\n' \

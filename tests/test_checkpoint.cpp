@@ -188,6 +188,38 @@ TEST_CASE("checkpoint: each broken config.json gives its own error") {
 // ---- checkpoint folders
 // -----------------------------------------------------------------
 
+// The inspector page's engine has no files: the same loader on the files' bytes.
+TEST_CASE("checkpoint: loading from memory gives the folder's model, with its messages") {
+  TempDir dir("memory");
+  GlassLM model(tiny_config(), 7);
+  Tokenizer tok = tiny_tokenizer();
+  save_checkpoint(dir / "ckpt", model, &tok);
+  auto text = [&](const std::string& f) {
+    std::ifstream in(dir / ("ckpt/" + f), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string config = text("config.json"), weights = text("model.safetensors");
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(weights.data());
+  Checkpoint back = load_checkpoint_from_memory(config, text("glassllm_tokenizer.json"),
+                                                bytes, weights.size());
+  auto want = model.named_parameters(), got = back.model.named_parameters();
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    CHECK(bit_equal(got[i].second, want[i].second));
+  REQUIRE(back.tokenizer.has_value());
+  CHECK(back.tokenizer->encode("abd") == std::vector<std::int64_t>{0, 1, 3});
+  CHECK_FALSE(back.hf_tokenizer);
+  CHECK(load_checkpoint_from_memory(config, "", bytes, weights.size()).tokenizer ==
+        std::nullopt);
+  // Cut short, the weights are refused as the folder's file would be.
+  CHECK_THROWS_WITH_AS(
+      load_checkpoint_from_memory(config, "", bytes, weights.size() - 1, "page"),
+      contains("page/model.safetensors: "), std::runtime_error);
+  CHECK_THROWS_WITH_AS(
+      load_checkpoint_from_memory("{}", "", bytes, weights.size(), "page"),
+      contains("page/config.json: "), std::runtime_error);
+}
+
 TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
   for (DType dtype : {DType::float32, DType::float64}) {
     CAPTURE(dtype_name(dtype));

@@ -1,7 +1,8 @@
 // test_train.cpp: the training loop end to end: it learns copy, resume
 // repeats an uninterrupted run bit for bit, an interrupted save loses
 // nothing, and a run is never overwritten silently. Runs single-threaded
-// (set_blas_threads(1)): results repeat bit for bit only for one thread count.
+// (set_blas_threads(1)): with the system backend results repeat bit for bit
+// only for one thread count.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>

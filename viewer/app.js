@@ -560,7 +560,13 @@ function setup() {
     resizeTimer = setTimeout(renderTab, 150);
   });
 
+  // The live bar (live.js) takes its room before the first render: the maps
+  // are sized to the height left under it. A page that opens on a trace
+  // keeps that room for the maps; its toolbar button opens the bar.
   const embedded = $("trace").textContent;
+  const hasModel = Boolean($("model").textContent.trim());
+  $("live").hidden = !hasModel || Boolean(embedded.trim());
+  $("live-open").hidden = !hasModel;
   if (embedded.trim()) loadTraceText(embedded, "the embedded trace");
   else renderTab();
   // Sizes and labels are measured in the page's fonts: once they are all

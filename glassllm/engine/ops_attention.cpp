@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/fast/pool.h"
 #include "glassllm/fast/vmath.h"
 
 namespace glassllm {
@@ -87,13 +88,15 @@ Tensor rmsnorm(const Tensor& x, double eps) {
     const T* in = ptr<T>(x);
     T* y = ptr<T>(out);
     T* rr = ptr<T>(r);
-    for (std::size_t row = 0; row < rows; ++row) {
-      const T* xr = in + row * D;
-      T squares = 0;
-      for (std::size_t j = 0; j < D; ++j) squares += xr[j] * xr[j];
-      rr[row] = T(1) / std::sqrt(squares / T(D) + T(eps));
-      for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * rr[row];
-    }
+    pool::parallel_ranges(rows, pool::grain(D), [&](std::size_t first, std::size_t last) {
+      for (std::size_t row = first; row < last; ++row) {
+        const T* xr = in + row * D;
+        T squares = 0;
+        for (std::size_t j = 0; j < D; ++j) squares += xr[j] * xr[j];
+        rr[row] = T(1) / std::sqrt(squares / T(D) + T(eps));
+        for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * rr[row];
+      }
+    });
   });
   // Derivation, for one row: y_j = x_j r with r = (mean(x^2) + eps)^(-1/2), so
   //   dr/dx_k  = -1/2 (mean(x^2) + eps)^(-3/2) * 2 x_k / D = -r^3 x_k / D
@@ -110,14 +113,18 @@ Tensor rmsnorm(const Tensor& x, double eps) {
         const T* rr = ptr<T>(r);
         const T* g = ptr<T>(dout);
         T* d = ptr<T>(dx);
-        for (std::size_t row = 0; row < rows; ++row) {
-          std::size_t o = row * D;
-          T dot = 0;
-          for (std::size_t j = 0; j < D; ++j) dot += g[o + j] * yv[o + j];
-          T mean_gy = dot / T(D);  // mean(dout * y)
-          for (std::size_t j = 0; j < D; ++j)
-            d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
-        }
+        pool::parallel_ranges(rows, pool::grain(D),
+                              [&](std::size_t first, std::size_t last) {
+                                for (std::size_t row = first; row < last; ++row) {
+                                  std::size_t o = row * D;
+                                  T dot = 0;
+                                  for (std::size_t j = 0; j < D; ++j)
+                                    dot += g[o + j] * yv[o + j];
+                                  T mean_gy = dot / T(D);  // mean(dout * y)
+                                  for (std::size_t j = 0; j < D; ++j)
+                                    d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
+                                }
+                              });
       });
       return std::vector<Tensor>{dx};
     };
@@ -288,35 +295,42 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
     using T_ = decltype(zero);
     const T_* in = ptr<T_>(x);
     T_* y = ptr<T_>(out);
-    for (std::size_t row = 0; row < rows; ++row) {
-      const T_* xr = in + row * m;
-      T_* yr = y + row * m;
-      const std::size_t n = visible[row % T];
-      T_ mx = xr[0];
-      for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
-      T_ total = vmath::exp_shifted_sum(xr, yr, n, mx);
-      const T_ inv = T_(1) / total;
-      for (std::size_t j = 0; j < n; ++j) yr[j] *= inv;
-      std::fill(yr + n, yr + m, T_(0));  // the hidden keys
-    }
+    pool::parallel_ranges(rows, pool::grain(m), [&](std::size_t first, std::size_t last) {
+      for (std::size_t row = first; row < last; ++row) {
+        const T_* xr = in + row * m;
+        T_* yr = y + row * m;
+        const std::size_t n = visible[row % T];
+        T_ mx = xr[0];
+        for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
+        T_ total = vmath::exp_shifted_sum(xr, yr, n, mx);
+        const T_ inv = T_(1) / total;
+        for (std::size_t j = 0; j < n; ++j) yr[j] *= inv;
+        std::fill(yr + n, yr + m, T_(0));  // the hidden keys
+      }
+    });
   });
   // softmax's backward, dx_j = y_j (dout_j - sum_i dout_i y_i), on the
   // visible prefix; hidden entries have y_j = 0 and so get dx_j = 0: no
   // gradient reaches a masked score. Saves the output, as softmax does.
   return finish_op(out, "causal_softmax", {x}, [&] {
     return [y = out.detach(), visible, T, m, rows](const Tensor& dout) {
-      Tensor dx = zeros(y.shape(), y.dtype());
+      Tensor dx = empty(y.shape(), y.dtype());
       dispatch(y.dtype(), [&](auto zero) {
         using T_ = decltype(zero);
         const T_* yv = ptr<T_>(y);
         const T_* g = ptr<T_>(dout);
         T_* d = ptr<T_>(dx);
-        for (std::size_t row = 0; row < rows; ++row) {
-          const std::size_t o = row * m, n = visible[row % T];
-          T_ dot = 0;
-          for (std::size_t j = 0; j < n; ++j) dot += g[o + j] * yv[o + j];
-          for (std::size_t j = 0; j < n; ++j) d[o + j] = yv[o + j] * (g[o + j] - dot);
-        }
+        pool::parallel_ranges(
+            rows, pool::grain(m), [&](std::size_t first, std::size_t last) {
+              for (std::size_t row = first; row < last; ++row) {
+                const std::size_t o = row * m, n = visible[row % T];
+                T_ dot = 0;
+                for (std::size_t j = 0; j < n; ++j) dot += g[o + j] * yv[o + j];
+                for (std::size_t j = 0; j < n; ++j)
+                  d[o + j] = yv[o + j] * (g[o + j] - dot);
+                std::fill(d + o + n, d + o + m, T_(0));  // hidden keys get no gradient
+              }
+            });
       });
       return std::vector<Tensor>{dx};
     };

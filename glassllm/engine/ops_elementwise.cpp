@@ -4,10 +4,12 @@
 // broadcasting evaluates element by element through generic steppers and is
 // 5-10x slower at our shapes. Every binary op shares one broadcasting loop
 // (binary_kernel) and one backward helper (sum_to_shape), so each op below is
-// just its formula and its derivative.
+// just its formula and its derivative. Large loops are spread over the cores
+// in ranges (pool::parallel_ranges); each element is still computed alone.
 #include <cmath>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/fast/pool.h"
 #include "glassllm/fast/vmath.h"
 
 namespace glassllm {
@@ -43,20 +45,19 @@ void broadcast_loop(const T* a, const Shape& a_shape, const T* b, const Shape& b
                     T* out, const Shape& out_shape, F f) {
   std::size_t n = shape_numel(out_shape);
   if (n == 0) return;
-  if (a_shape == b_shape) {  // the common case: no broadcasting at all
-    for (std::size_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
-    return;
-  }
-  if (shape_numel(b_shape) == 1) {
-    T bv = b[0];
-    for (std::size_t i = 0; i < n; ++i) out[i] = f(a[i], bv);
-    return;
-  }
-  if (shape_numel(a_shape) == 1) {
-    T av = a[0];
-    for (std::size_t i = 0; i < n; ++i) out[i] = f(av, b[i]);
-    return;
-  }
+  // Elements first .. last-1 of the output, for three common cases.
+  auto same_shape = [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) out[i] = f(a[i], b[i]);
+  };
+  auto scalar_b = [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) out[i] = f(a[i], b[0]);
+  };
+  auto scalar_a = [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) out[i] = f(a[0], b[i]);
+  };
+  if (a_shape == b_shape) return pool::parallel_ranges(n, pool::grain(), same_shape);
+  if (shape_numel(b_shape) == 1) return pool::parallel_ranges(n, pool::grain(), scalar_b);
+  if (shape_numel(a_shape) == 1) return pool::parallel_ranges(n, pool::grain(), scalar_a);
   std::size_t nd = out_shape.size();
   auto sa = broadcast_strides(a_shape, out_shape);
   auto sb = broadcast_strides(b_shape, out_shape);
@@ -98,7 +99,10 @@ Tensor unary_forward(const Tensor& x, F f) {
     using T = decltype(zero);
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
-    for (std::size_t i = 0, n = x.size(); i < n; ++i) o[i] = f(in[i]);
+    pool::parallel_ranges(x.size(), pool::grain(),
+                          [&](std::size_t first, std::size_t last) {
+                            for (std::size_t i = first; i < last; ++i) o[i] = f(in[i]);
+                          });
   });
   return out;
 }
@@ -110,7 +114,12 @@ Tensor unary_forward_vec(const Tensor& x, F f) {
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    vmath::map(ptr<T>(x), ptr<T>(out), x.size(), f);
+    const T* in = ptr<T>(x);
+    T* o = ptr<T>(out);
+    pool::parallel_ranges(x.size(), pool::grain(),
+                          [&](std::size_t first, std::size_t last) {
+                            vmath::map(in + first, o + first, last - first, f);
+                          });
   });
   return out;
 }
@@ -373,11 +382,14 @@ Tensor silu(const Tensor& x) {
         const T* xs = ptr<T>(x);
         const T* g = ptr<T>(dout);
         T* o = ptr<T>(dx);
-        vmath::map(xs, o, x.size(), [](auto v) {  // o = the local derivative
-          auto s = vmath::sigmoid(v);
-          return s * (decltype(v)(1) + v * (decltype(v)(1) - s));
-        });
-        for (std::size_t i = 0, n = x.size(); i < n; ++i) o[i] *= g[i];
+        pool::parallel_ranges(
+            x.size(), pool::grain(), [&](std::size_t first, std::size_t last) {
+              vmath::map(xs + first, o + first, last - first, [](auto v) {
+                auto s = vmath::sigmoid(v);  // o = the local derivative
+                return s * (decltype(v)(1) + v * (decltype(v)(1) - s));
+              });
+              for (std::size_t i = first; i < last; ++i) o[i] *= g[i];
+            });
       });
       return std::vector<Tensor>{dx};
     };

@@ -74,11 +74,13 @@ Tensor batched_gemm(const Tensor& a, bool ta, const Tensor& b, bool tb) {
       gemm<T>(false, tb, count * M, N, K, T(1), A, ca, B, cb, T(0), C, N);
       return;
     }
+    // Offsets in elements of each product's A and B; C's are back to back.
     std::vector<std::size_t> oa = batch_offsets(a_batch, batch);
     std::vector<std::size_t> ob = batch_offsets(b_batch, batch);
-    for (std::size_t i = 0; i < count; ++i)
-      gemm<T>(ta, tb, M, N, K, T(1), A + oa[i] * ra * ca, ca, B + ob[i] * rb * cb, cb,
-              T(0), C + i * M * N, N);
+    for (std::size_t& o : oa) o *= ra * ca;
+    for (std::size_t& o : ob) o *= rb * cb;
+    gemm_batch<T>(count, ta, tb, M, N, K, T(1), A, oa.data(), ca, B, ob.data(), cb, T(0),
+                  C, M * N, N);
   });
   return out;
 }

@@ -21,17 +21,22 @@
 
 #include "glassllm/fast/blas_backend.h"
 #include "glassllm/fast/blas_internal.h"
+#include "glassllm/fast/pool.h"
 #include "glassllm/fast/vmath.h"  // xsimd, for the few-rows kernels
 
 namespace glassllm {
 
 // GLASSLLM_THREADS if set, else every core this process may use. Measured on
-// the 2-core machine (default config, OpenBLAS): one-token decoding 4,800 ->
-// 6,700 tokens/s, because two cores' L2 caches hold the 3 MiB of float32
-// weights that one core's cannot; a training step 194 -> 166 ms. Each output
-// element is still computed by one thread in one order, so a run repeats bit
-// for bit with the same thread count.
+// the 2-core machine (default config, OpenBLAS): a training step 170 -> 122
+// ms. Each output element is computed by one task in one order, and how
+// products are cut into tasks depends only on their sizes, so results repeat
+// bit for bit whatever the thread count.
 int default_blas_threads() {
+#ifdef GLASSLLM_SINGLE_THREAD
+  // The WebAssembly engine (web/CMakeLists.txt) runs in a page without
+  // shared memory: one thread, whatever the environment says.
+  return 1;
+#endif
   if (const char* env = std::getenv("GLASSLLM_THREADS")) {
     char* end = nullptr;
     long n = std::strtol(env, &end, 10);
@@ -161,17 +166,91 @@ void with_rows(std::size_t M, F f) {
   }
 }
 
+// ---- splitting a product into tasks -------------------------------------------
+//
+// C is cut into blocks of whole rows (or of whole columns, when it has more
+// columns than rows), one task each, for pool::parallel_for. The cut depends
+// only on the sizes, so every element of C is computed by the same call in
+// the same order on any number of threads. A task is at least ~2 MFLOP
+// (about 20 us): less is not worth waking a thread for. At most 8 tasks,
+// because each one packs the whole other operand again; 8 rather than 2 so
+// that a thread slowed by another program leaves its share to the others.
+constexpr double kTaskFlops = 2e6;
+constexpr std::size_t kMaxTasks = 8, kMinBlock = 32, kBlockMultiple = 16;
+// A one-row product (GEMV) reads its matrix once: tasks of 64 K elements.
+constexpr std::size_t kGemvTaskElements = 64 * 1024;
+
+// Cuts `length` into about `tasks` blocks of a multiple of kBlockMultiple;
+// returns the block length.
+std::size_t block_length(std::size_t length, std::size_t tasks) {
+  std::size_t block = (length + tasks - 1) / tasks;
+  return (block + kBlockMultiple - 1) / kBlockMultiple * kBlockMultiple;
+}
+
+std::size_t gemm_tasks(std::size_t M, std::size_t N, std::size_t K) {
+  if (backend::threads_itself()) return 1;
+  double flops = 2.0 * double(M) * double(N) * double(K);
+  std::size_t by_work = std::size_t(flops / kTaskFlops);
+  std::size_t by_length = std::max(M, N) / kMinBlock;
+  return std::max<std::size_t>(1, std::min({by_work, by_length, kMaxTasks}));
+}
+
+// backend::gemm, split into tasks over C's rows or columns.
+template <class T>
+void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
+                T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
+                T* C, std::size_t ldc) {
+  std::size_t tasks = gemm_tasks(M, N, K);
+  if (tasks == 1)
+    return backend::gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                            ldc);
+  const bool by_rows = M >= N;
+  const std::size_t length = by_rows ? M : N, block = block_length(length, tasks);
+  pool::parallel_for((length + block - 1) / block, [&](std::size_t t) {
+    std::size_t first = t * block, size = std::min(block, length - first);
+    if (by_rows)  // rows first.. of op(A) and C; A stored [K, M] when trans_a
+      backend::gemm<T>(trans_a, trans_b, size, N, K, alpha,
+                       A + (trans_a ? first : first * lda), lda, B, ldb, beta,
+                       C + first * ldc, ldc);
+    else  // columns first.. of op(B) and C; B stored [N, K] when trans_b
+      backend::gemm<T>(trans_a, trans_b, M, size, K, alpha, A, lda,
+                       B + (trans_b ? first * ldb : first), ldb, beta, C + first, ldc);
+  });
+}
+
+// backend::gemv (y = alpha * op(B)^T x + beta * y, see gemm's M == 1 case),
+// split into tasks over y.
+template <class T>
+void split_gemv(bool trans_b, std::size_t N, std::size_t K, T alpha, const T* x,
+                std::size_t incx, const T* B, std::size_t ldb, T beta, T* y) {
+  std::size_t tasks =
+      backend::threads_itself()
+          ? 1
+          : std::min(kMaxTasks, std::max<std::size_t>(1, N * K / kGemvTaskElements));
+  std::size_t block = block_length(N, tasks);
+  pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
+    std::size_t first = t * block, size = std::min(block, N - first);
+    if (trans_b)  // y[first..] = B[first.., :] x
+      backend::gemv<T>(false, size, K, alpha, B + first * ldb, ldb, x, incx, beta,
+                       y + first);
+    else  // y[first..] = B[:, first..]^T x
+      backend::gemv<T>(true, K, size, alpha, B + first, ldb, x, incx, beta, y + first);
+  });
+}
+
 }  // namespace
 
 BlasInfo blas_info() {
-  return backend::info();
+  BlasInfo info = backend::info();
+  if (!backend::threads_itself()) info.threads = pool::threads();
+  return info;
 }
 
 void set_blas_threads(int n) {
   if (n < 1)
     throw std::invalid_argument("set_blas_threads: need at least 1 thread, got " +
                                 std::to_string(n));
-  backend::set_threads(n);
+  pool::set_threads(n);
 }
 
 template <class T>
@@ -192,8 +271,7 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
     // trans_b (then y = B x), else [K, N] (then y = B^T x). x is A's one row,
     // or with trans_a A's one column, K elements lda apart. Each y_j is one
     // dot product whatever the thread count, so results stay reproducible.
-    return backend::gemv<T>(!trans_b, trans_b ? N : K, trans_b ? K : N, alpha, B, ldb, A,
-                            trans_a ? lda : 1, beta, C);
+    return split_gemv<T>(trans_b, N, K, alpha, A, trans_a ? lda : 1, B, ldb, beta, C);
   }
   // A few rows against a long B (attention's grouped decode step): read B
   // once, in place, instead of letting GEMM pack it (see few_rows_nt).
@@ -211,7 +289,32 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
           few_rows_nn<rows()>(N, K, alpha, A, lda, B, ldb, beta, C, ldc);
       });
   }
-  backend::gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  split_gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+void gemm_batch(std::size_t count, bool trans_a, bool trans_b, std::size_t M,
+                std::size_t N, std::size_t K, T alpha, const T* A,
+                const std::size_t* a_offsets, std::size_t lda, const T* B,
+                const std::size_t* b_offsets, std::size_t ldb, T beta, T* C,
+                std::size_t c_stride, std::size_t ldc) {
+  // Many small products (attention's, one per head): tasks of whole products,
+  // each at least kTaskFlops. A few large ones: one after another, each split
+  // by gemm().
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  const std::size_t per_task = std::max<std::size_t>(1, std::size_t(kTaskFlops / flops));
+  const std::size_t tasks = (count + per_task - 1) / per_task;
+  auto product = [&](std::size_t i) {
+    gemm<T>(trans_a, trans_b, M, N, K, alpha, A + a_offsets[i], lda, B + b_offsets[i],
+            ldb, beta, C + i * c_stride, ldc);
+  };
+  if (tasks >= 2 && gemm_tasks(M, N, K) < kMaxTasks && !backend::threads_itself())
+    pool::parallel_for(tasks, [&](std::size_t t) {
+      for (std::size_t i = t * per_task; i < std::min(count, (t + 1) * per_task); ++i)
+        product(i);
+    });
+  else
+    for (std::size_t i = 0; i < count; ++i) product(i);
 }
 
 template void gemm<float>(bool, bool, std::size_t, std::size_t, std::size_t, float,
@@ -220,5 +323,13 @@ template void gemm<float>(bool, bool, std::size_t, std::size_t, std::size_t, flo
 template void gemm<double>(bool, bool, std::size_t, std::size_t, std::size_t, double,
                            const double*, std::size_t, const double*, std::size_t, double,
                            double*, std::size_t);
+template void gemm_batch<float>(std::size_t, bool, bool, std::size_t, std::size_t,
+                                std::size_t, float, const float*, const std::size_t*,
+                                std::size_t, const float*, const std::size_t*,
+                                std::size_t, float, float*, std::size_t, std::size_t);
+template void gemm_batch<double>(std::size_t, bool, bool, std::size_t, std::size_t,
+                                 std::size_t, double, const double*, const std::size_t*,
+                                 std::size_t, const double*, const std::size_t*,
+                                 std::size_t, double, double*, std::size_t, std::size_t);
 
 }  // namespace glassllm

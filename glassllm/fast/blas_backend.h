@@ -11,11 +11,14 @@
 
 namespace glassllm::backend {
 
-/// Describes the backend (BlasInfo's fields, threads included).
+/// Describes the backend (BlasInfo's fields; blas.cpp fills in threads).
 BlasInfo info();
 
-/// Threads per product from now on (n >= 1, checked by the caller).
-void set_threads(int n);
+/// True if the library spreads each product over its own threads (the
+/// system backend); blas.cpp then passes products whole. Otherwise (openblas,
+/// builtin) the backend computes on the calling thread and blas.cpp splits
+/// products over GlassLM's pool (pool.h).
+bool threads_itself();
 
 /// C = alpha * op(A) op(B) + beta * C, row-major, as glassllm::gemm.
 template <class T>

@@ -20,6 +20,16 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
           T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
           std::size_t ldc);
 
+/// gemm() for `count` products of the same sizes: product i reads
+/// A + a_offsets[i] and B + b_offsets[i] and writes C + i * c_stride. The
+/// products run in parallel (one task each) when they are many and small.
+template <class T>
+void gemm_batch(std::size_t count, bool trans_a, bool trans_b, std::size_t M,
+                std::size_t N, std::size_t K, T alpha, const T* A,
+                const std::size_t* a_offsets, std::size_t lda, const T* B,
+                const std::size_t* b_offsets, std::size_t ldb, T beta, T* C,
+                std::size_t c_stride, std::size_t ldc);
+
 /// The built-in GEMM (gemm_builtin.cpp): the same contract as gemm(), in
 /// plain C++ (packing, cache blocking, a register-tiled micro-kernel), on up
 /// to `threads` threads. Results do not depend on the thread count.

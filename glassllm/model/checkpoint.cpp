@@ -4,15 +4,15 @@
 //   config.json              LlamaConfig keys (see config_to_json)
 //   glassllm_tokenizer.json  the tokenizer, when there is one
 //
-// Loading checks the folder against the design's weight table before the
-// model is built: a wrong name or shape is reported with the file, the name
-// and both shapes, and a huge config cannot make us allocate a huge model
-// that the file does not actually hold. safetensors.cpp reads and writes the
-// weight file itself.
-#include <bit>
+// Saving, and loading's file part: reading the folder's files (sharded
+// weights included) and a Hugging Face tokenizer.json. What is done with the
+// contents -- the checks against the design's weight table, building the
+// model -- is checkpoint_load.cpp, shared with loading from memory.
+// safetensors.cpp reads and writes the weight file itself.
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "glassllm/engine/node.h"
@@ -83,121 +83,6 @@ NamedTensors read_shards(const fs::path& root, const std::string& index_path) {
   return all;
 }
 
-// Every weight's Hugging Face name and shape, in the order of the design's
-// table.
-struct Slot {
-  std::string name;
-  Shape shape;
-};
-
-std::vector<Slot> weight_slots(const Config& cfg) {
-  const std::size_t V = cfg.vocab_size, D = cfg.d_model, F = cfg.d_ff;
-  const std::size_t q_out = cfg.n_heads * cfg.head_dim();      // H*hd
-  const std::size_t kv_out = cfg.n_kv_heads * cfg.head_dim();  // Hkv*hd
-  std::vector<Slot> slots;
-  slots.push_back({"model.embed_tokens.weight", {V, D}});
-  for (std::size_t l = 0; l < cfg.n_layers; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    slots.push_back({p + "input_layernorm.weight", {D}});
-    slots.push_back({p + "self_attn.q_proj.weight", {q_out, D}});
-    slots.push_back({p + "self_attn.k_proj.weight", {kv_out, D}});
-    slots.push_back({p + "self_attn.v_proj.weight", {kv_out, D}});
-    if (cfg.qkv_bias) {
-      slots.push_back({p + "self_attn.q_proj.bias", {q_out}});
-      slots.push_back({p + "self_attn.k_proj.bias", {kv_out}});
-      slots.push_back({p + "self_attn.v_proj.bias", {kv_out}});
-    }
-    slots.push_back({p + "self_attn.o_proj.weight", {D, q_out}});
-    slots.push_back({p + "post_attention_layernorm.weight", {D}});
-    slots.push_back({p + "mlp.gate_proj.weight", {F, D}});
-    slots.push_back({p + "mlp.up_proj.weight", {F, D}});
-    slots.push_back({p + "mlp.down_proj.weight", {D, F}});
-  }
-  slots.push_back({"model.norm.weight", {D}});
-  slots.push_back({"lm_head.weight", {V, D}});
-  return slots;
-}
-
-// A new tensor with its own copy of t's elements (astype to the same dtype
-// would only make a view).
-Tensor copy_of(const Tensor& t) {
-  Tensor out = empty(t.shape(), t.dtype());
-  dispatch(t.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    std::copy_n(ptr<T>(t), t.size(), ptr<T>(out));
-  });
-  return out;
-}
-
-// The first element of t that is nan or +-inf, as "nan at index [3, 17]"
-// plus how many more there are; "" when every element is finite.
-std::string first_nonfinite(const Tensor& t) {
-  std::string found;
-  std::size_t count = 0;
-  dispatch(t.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const T* p = ptr<T>(t);
-    const std::size_t n = t.size();
-    // A quick pass first (every weight of every load is checked: a billion
-    // for a 1B model): nan and inf are the values with every exponent bit
-    // set, a test on the bits that the compiler turns into vector code.
-    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    constexpr Bits exponent =
-        sizeof(T) == 4 ? Bits(0x7F800000u) : Bits(0x7FF0000000000000ull);
-    bool any = false;
-    for (std::size_t i = 0; i < n; ++i)
-      any |= (std::bit_cast<Bits>(p[i]) & exponent) == exponent;
-    if (!any) return;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::isfinite(p[i])) continue;
-      if (count++ > 0) continue;
-      // The flat index as one index per dimension, last dimension fastest.
-      std::string index;
-      for (std::size_t d = t.ndim(), rest = i; d-- > 0;) {
-        index = std::to_string(rest % t.shape()[d]) + (index.empty() ? "" : ", ") + index;
-        rest /= t.shape()[d];
-      }
-      found = std::string(std::isnan(p[i]) ? "nan"
-                          : p[i] > 0       ? "inf"
-                                           : "-inf") +
-              " at index [" + index + "]";
-    }
-  });
-  if (count > 1) found += " (and " + std::to_string(count - 1) + " more non-finite)";
-  return found;
-}
-
-}  // namespace
-
-namespace {
-
-// config.json's eos_token_id: absent or null (none), one id, or a list of ids
-// (as Llama 3 writes it), each inside the vocabulary.
-std::vector<std::int64_t> eos_ids_of(const Json& j, std::size_t vocab_size,
-                                     const std::string& config_path) {
-  std::vector<std::int64_t> ids;
-  if (!j.contains("eos_token_id") || j["eos_token_id"].is_null()) return ids;
-  const Json& v = j["eos_token_id"];
-  auto bad = [&](const std::string& why) {
-    return std::runtime_error(config_path + ": eos_token_id " + why);
-  };
-  auto add = [&](const Json& e) {
-    if (!e.is_number_integer())
-      throw bad(std::string("holds a ") + e.type_name() +
-                "; expected token ids (integers)");
-    std::int64_t id = e.get<std::int64_t>();
-    if (id < 0 || id >= std::int64_t(vocab_size))
-      throw bad(std::to_string(id) + " is outside the vocabulary [0, " +
-                std::to_string(vocab_size) + ")");
-    ids.push_back(id);
-  };
-  if (v.is_array())
-    for (const Json& e : v) add(e);
-  else
-    add(v);
-  return ids;
-}
-
 }  // namespace
 
 // ---- saving
@@ -230,186 +115,52 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
 // ---- loading
 // ---------------------------------------------------------------------------
 
-// long-function: loading in the order of the files (config.json, then every
-// weight's name, shape and dtype against it, then the tokenizer), each
-// step's error messages beside it.
+// ---- loading
+// ---------------------------------------------------------------------------
+
+// The files of a folder, read in the order checkpoint_load.cpp asks for them,
+// so that its messages come in the same order for a folder as in memory.
 Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
                            bool allow_nonfinite) {
   const fs::path root(dir);
-  const std::string config_path = (root / kConfigFile).string();
-  const std::string tokenizer_path = (root / kTokenizerFile).string();
+  detail::CheckpointSource source;
+  source.folder = dir;
+  source.config_name = (root / kConfigFile).string();
+  source.config_text =
+      read_regular_file(source.config_name, kMaxJsonBytes, "a config file");
+  source.read_weights = [&root](std::string& name) {
+    // model.safetensors, or the shards its index lists.
+    name = (root / kWeightsFile).string();
+    const std::string index_path = (root / kIndexFile).string();
+    std::error_code ec;
+    if (!fs::exists(name, ec) && fs::exists(index_path, ec)) {
+      name = index_path;  // names the weights in the messages
+      return read_shards(root, index_path);
+    }
+    return read_safetensors(name);
+  };
+  source.tokenizer_name = (root / kTokenizerFile).string();
+  source.read_tokenizer = [&source]() -> std::optional<std::string> {
+    std::error_code ec;
+    if (!fs::exists(source.tokenizer_name, ec)) return std::nullopt;
+    return read_regular_file(source.tokenizer_name, kMaxJsonBytes, "a tokenizer file");
+  };
+  Checkpoint ckpt = detail::load_checkpoint_source(source, dtype, allow_nonfinite);
 
-  // 1. config.json
-  std::string config_text =
-      read_regular_file(config_path, kMaxJsonBytes, "a config file");
-  Config cfg;
-  std::optional<DType> config_dtype;
-  try {
-    std::tie(cfg, config_dtype) = config_from_json(config_text);
-  } catch (const std::invalid_argument& e) {
-    // "config.json: ..." -> "<dir>/config.json: ..."
-    throw std::runtime_error((root / e.what()).string());
-  }
-  bool tied = false;
-  std::vector<std::int64_t> eos_token_ids;
-  {
-    Json j = detail::parse_json_strict(config_text);  // parsed fine a moment ago
-    tied = j.contains("tie_word_embeddings") && j["tie_word_embeddings"].is_boolean() &&
-           j["tie_word_embeddings"].get<bool>();
-    eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
-  }
-
-  // 2. The weights (model.safetensors or its shards), checked name by name
-  // against the design's table.
-  std::string weights_path = (root / kWeightsFile).string();
-  NamedTensors loaded;
-  const std::string index_path = (root / kIndexFile).string();
-  std::error_code exists_ec;
-  if (!fs::exists(weights_path, exists_ec) && fs::exists(index_path, exists_ec)) {
-    loaded = read_shards(root, index_path);
-    weights_path = index_path;  // names the weights in the messages below
-  } else {
-    loaded = read_safetensors(weights_path);
-  }
-  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
-  const std::vector<Slot> slots = weight_slots(cfg);
-  std::vector<std::string> missing;
-  for (const Slot& s : slots) {
-    if (by_name.count(s.name)) continue;
-    if (tied && s.name == "lm_head.weight") continue;  // copied from the embedding below
-    missing.push_back("'" + s.name + "' (expected shape " + shape_str(s.shape) + ")");
-  }
-  if (!missing.empty())
-    throw std::runtime_error(weights_path + ": missing weight " + missing.front() +
-                             (missing.size() > 1
-                                  ? " and " + std::to_string(missing.size() - 1) + " more"
-                                  : ""));
-  for (const Slot& s : slots) {
-    auto it = by_name.find(s.name);
-    if (it != by_name.end() && it->second.shape() != s.shape)
-      throw std::runtime_error(weights_path + ": weight '" + s.name + "' has shape " +
-                               shape_str(it->second.shape()) + ", expected " +
-                               shape_str(s.shape));
-  }
-  std::set<std::string> expected;
-  for (const Slot& s : slots) expected.insert(s.name);
-  std::string unexpected;
-  std::size_t n_unexpected = 0;
-  for (const auto& [name, t] : loaded) {
-    // Older transformers saved RoPE's inv_freq as a buffer; it is recomputed
-    // from rope_theta, so it is not a weight.
-    if (expected.count(name) || name.ends_with(".self_attn.rotary_emb.inv_freq"))
-      continue;
-    if (n_unexpected++ < 5) unexpected += (unexpected.empty() ? "'" : ", '") + name + "'";
-  }
-  if (n_unexpected > 0)
-    throw std::runtime_error(
-        weights_path + ": unexpected weight" + (n_unexpected > 1 ? "s " : " ") +
-        unexpected +
-        (n_unexpected > 5 ? " and " + std::to_string(n_unexpected - 5) + " more" : "") +
-        "; a Llama model of this config has no such weight");
-
-  // Non-finite weights make every output non-finite (a nan anywhere in a
-  // matrix product spreads to its whole row), and a check comparing nan with
-  // nan proves nothing: refuse them unless asked, naming the first one.
-  std::vector<std::string> nonfinite;
-  for (const auto& [name, t] : loaded) {
-    std::string bad = first_nonfinite(t);
-    if (bad.empty()) continue;
-    const std::string line = weights_path + ": weight '" + name + "' has " + bad;
-    if (!allow_nonfinite)
-      throw std::runtime_error(line +
-                               "; non-finite weights make every output non-finite "
-                               "(--allow-nonfinite loads them anyway)");
-    nonfinite.push_back(line);
-  }
-
-  // 3. The dtype: asked for, else the file's own, else (a file mixing float32
-  // and float64) the config's torch_dtype.
-  DType target = DType::float32;
-  if (dtype) {
-    target = *dtype;
-  } else {
-    bool mixed = false;
-    for (std::size_t i = 1; i < loaded.size(); ++i)
-      mixed |= loaded[i].second.dtype() != loaded[0].second.dtype();
-    if (!loaded.empty()) target = loaded[0].second.dtype();
-    if (mixed) target = config_dtype.value_or(DType::float32);
-  }
-
-  // 4. The model, made from the loaded tensors themselves: no random
-  // initialisation, and no copy unless the dtype changes (a 1B-parameter
-  // model is 5 GB in float32; a second copy would not fit in 8 GB).
-  loaded.clear();  // by_name holds the tensors now
-  GlassLM model = [&] {
-    no_grad guard;  // the conversions are not part of any graph
-    return GlassLM::from_weights(
-        cfg, target, [&](const std::string& name, const Shape&) -> Tensor {
-          auto it = by_name.find(name);
-          const bool tied_head = it == by_name.end() && name == "lm_head.weight";
-          if (tied_head) it = by_name.find("model.embed_tokens.weight");
-          if (it == by_name.end())  // every slot was checked above
-            throw std::logic_error("load_checkpoint: GlassLM asks for weight '" + name +
-                                   "', which the checkpoint's weight table lacks");
-          const bool same_dtype = it->second.dtype() == target;
-          Tensor t = same_dtype ? it->second : astype(it->second, target);
-          // A tied lm_head is its own copy (astype has made one already):
-          // training may move it apart from the embedding, as GlassLM's two
-          // weights always can.
-          if (tied_head) return same_dtype ? copy_of(t) : t;
-          // The model holds t now: a converted original is freed at once
-          // (the embedding stays for a tied lm_head, the last weight).
-          if (name != "model.embed_tokens.weight") by_name.erase(it);
-          return t;
-        });
-  }();
-
-  // 5. The tokenizer, when the folder has one.
-  std::optional<Tokenizer> tokenizer;
+  // A Hugging Face tokenizer. A model's embedding may have more rows than its
+  // tokenizer has tokens (Qwen2.5 pads 151665 tokens to 151936 rows), never
+  // fewer.
   std::error_code ec;
-  if (fs::exists(tokenizer_path, ec)) {
-    std::string text =
-        read_regular_file(tokenizer_path, kMaxJsonBytes, "a tokenizer file");
-    try {
-      tokenizer = Tokenizer::from_json(text);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(tokenizer_path + ": " + e.what());
-    }
-    if (tokenizer->vocab_size() != cfg.vocab_size)
-      throw std::runtime_error(
-          tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
-          " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
-  }
-  // 6. A Hugging Face tokenizer, and config.json's BOS id. A model's
-  // embedding may have more rows than its tokenizer has tokens (Qwen2.5 pads
-  // 151665 tokens to 151936 rows), never fewer.
-  std::optional<HFTokenizer> hf_tokenizer;
+  const std::size_t vocab_size = ckpt.model.config().vocab_size;
   if (fs::exists(root / kHFTokenizerFile, ec)) {
-    hf_tokenizer = HFTokenizer::load(dir);
-    if (hf_tokenizer->vocab_size() > cfg.vocab_size)
-      throw std::runtime_error((root / kHFTokenizerFile).string() + ": " +
-                               std::to_string(hf_tokenizer->vocab_size()) +
-                               " tokens, but config.json says vocab_size " +
-                               std::to_string(cfg.vocab_size));
+    auto hf = std::make_shared<const HFTokenizer>(HFTokenizer::load(dir));
+    if (hf->vocab_size() > vocab_size)
+      throw std::runtime_error(
+          (root / kHFTokenizerFile).string() + ": " + std::to_string(hf->vocab_size()) +
+          " tokens, but config.json says vocab_size " + std::to_string(vocab_size));
+    ckpt.hf_tokenizer = std::move(hf);
   }
-  std::optional<std::int64_t> bos;
-  {
-    Json j = detail::parse_json_strict(config_text);
-    if (j.contains("bos_token_id") && !j["bos_token_id"].is_null()) {
-      const Json& v = j["bos_token_id"];
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-          v.get<std::uint64_t>() >= cfg.vocab_size)
-        throw std::runtime_error(config_path + ": bos_token_id " + v.dump() +
-                                 " is not a token id in [0, vocab_size)");
-      bos = v.get<std::int64_t>();
-    }
-  }
-  return Checkpoint{std::move(model),
-                    std::move(tokenizer),
-                    std::move(nonfinite),
-                    std::move(hf_tokenizer),
-                    bos,
-                    std::move(eos_token_ids)};
+  return ckpt;
 }
 
 }  // namespace glassllm

@@ -1,12 +1,14 @@
 // checkpoint_internal.h (private): the pieces of tokenizer.cpp,
-// safetensors.cpp and checkpoint.cpp that they share with each other, with
-// the tests and with the fuzz target, but not with students' code.
+// safetensors.cpp, checkpoint.cpp and checkpoint_load.cpp that they share with each
+// other, with the tests and with the fuzz target, but not with students' code.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +32,35 @@ using ReleaseFn = std::function<void(const std::uint8_t* bytes, std::size_t n)>;
 NamedTensors read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
                                     const std::string& name,
                                     const ReleaseFn& done_with = {});
+
+/// A checkpoint's contents, wherever they come from (a folder, memory), for
+/// load_checkpoint_source. Read in this order: config_text (already there),
+/// then the weights, then the tokenizer, so errors come in one order.
+struct CheckpointSource {
+  std::string folder;  ///< prefixes config.json's messages: "<folder>/config.json: ..."
+  std::string config_name;  ///< config.json's name in messages
+  std::string config_text;
+  /// Reads every weight; sets its argument to the weights' name in messages.
+  std::function<NamedTensors(std::string& name)> read_weights;
+  std::string tokenizer_name;  ///< glassllm_tokenizer.json's name in messages
+  /// glassllm_tokenizer.json's text, or nothing when there is none.
+  std::function<std::optional<std::string>()> read_tokenizer;
+};
+
+/// Everything load_checkpoint does after reading config.json, except
+/// tokenizer.json (checkpoint_load.cpp).
+Checkpoint load_checkpoint_source(const CheckpointSource& source,
+                                  std::optional<DType> dtype, bool allow_nonfinite);
+
+/// std::bit_cast, which the C++ library of Emscripten 3.1.6 (the inspector
+/// page's engine, web/) does not have: the same bits as another type.
+template <class To, class From>
+To same_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
 
 /// IEEE half (1 sign, 5 exponent, 10 mantissa bits) and bfloat16 (the top 16
 /// bits of a float32) to float32, exactly, including subnormals, inf and nan.

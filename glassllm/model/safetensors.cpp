@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -75,13 +74,13 @@ float f16_to_f32(std::uint16_t bits) {
     float v = std::ldexp(float(m), -24);
     return sign ? -v : v;
   }
-  if (e == 31) return std::bit_cast<float>(sign | 0x7F800000u | (m << 13));
-  return std::bit_cast<float>(sign | ((e - 15 + 127) << 23) | (m << 13));
+  if (e == 31) return same_bits<float>(sign | 0x7F800000u | (m << 13));
+  return same_bits<float>(sign | ((e - 15 + 127) << 23) | (m << 13));
 }
 
 // bfloat16 is the top half of a float32: shift it back into place.
 float bf16_to_f32(std::uint16_t bits) {
-  return std::bit_cast<float>(std::uint32_t(bits) << 16);
+  return same_bits<float>(std::uint32_t(bits) << 16);
 }
 
 }  // namespace detail
@@ -171,7 +170,7 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
       using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
       const T* p = ptr<T>(t);
       for (std::size_t i = 0; i < t.size(); ++i)
-        store_le(bytes, std::bit_cast<Bits>(p[i]), sizeof(T));
+        store_le(bytes, detail::same_bits<Bits>(p[i]), sizeof(T));
     });
   }
   write_file_safely(path, bytes);
@@ -205,13 +204,13 @@ Tensor copy_out(const Entry& e, const std::uint8_t* p) {
   if (e.dtype == "F64") {
     double* o = ptr<double>(t);
     for (std::size_t i = 0; i < count; ++i)
-      o[i] = std::bit_cast<double>(load_bits<std::uint64_t>(p + 8 * i));
+      o[i] = detail::same_bits<double>(load_bits<std::uint64_t>(p + 8 * i));
     return t;
   }
   float* o = ptr<float>(t);
   if (e.dtype == "F32") {
     for (std::size_t i = 0; i < count; ++i)
-      o[i] = std::bit_cast<float>(load_bits<std::uint32_t>(p + 4 * i));
+      o[i] = detail::same_bits<float>(load_bits<std::uint32_t>(p + 4 * i));
   } else if (e.dtype == "F16") {
     for (std::size_t i = 0; i < count; ++i)
       o[i] = detail::f16_to_f32(load_bits<std::uint16_t>(p + 2 * i));

@@ -2,19 +2,12 @@
 // gemm_builtin.cpp, GlassLM's own C++ GEMM: no library is linked or opened.
 // This is the backend of systems without a BLAS (WebAssembly) and of CI's
 // portable configuration.
-#include <atomic>
-
 #include "glassllm/fast/blas_backend.h"
 #include "glassllm/fast/blas_internal.h"
 
 namespace glassllm::backend {
 
 namespace {
-
-std::atomic<int>& threads() {
-  static std::atomic<int> n{default_blas_threads()};
-  return n;
-}
 
 const char* vector_width() {
 #if defined(__AVX512F__)
@@ -40,20 +33,18 @@ BlasInfo info() {
   i.library = "none (glassllm/fast/gemm_builtin.cpp)";
   i.core = std::string("C++ micro-kernel, compiled for ") + vector_width();
   i.config = "packing, cache blocking, register tiles; no BLAS library";
-  i.threads = threads();
   return i;
 }
 
-void set_threads(int n) {
-  threads() = n;
+bool threads_itself() {
+  return false;
 }
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
           T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
           std::size_t ldc) {
-  builtin_gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                  threads());
+  builtin_gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
 }
 
 template <class T>

@@ -14,6 +14,11 @@
 // features (not its model number) and set OPENBLAS_CORETYPE to the best
 // kernels it supports. A value the user has already set is left alone.
 //
+// OpenBLAS computes on one thread, the caller's: blas.cpp splits each product
+// into tasks for GlassLM's own pool (pool.cpp says why), and
+// OPENBLAS_NUM_THREADS=1, set before loading unless the user set it, keeps
+// OpenBLAS from even starting threads of its own.
+//
 // CBLAS's enum values are fixed by the standard, so they appear below as
 // plain ints and <cblas.h> is not needed (it also clashes with xtensor-blas).
 #include <dlfcn.h>
@@ -53,7 +58,6 @@ using DgemvFn = void (*)(int order, int trans, int M, int N, double alpha,
                          const double* A, int lda, const double* x, int incx, double beta,
                          double* y, int incy);
 using SetThreadsFn = void (*)(int);
-using GetThreadsFn = int (*)();
 using GetStringFn = char* (*)();
 
 struct OpenBlas {
@@ -63,15 +67,12 @@ struct OpenBlas {
   SgemvFn sgemv = nullptr;
   DgemvFn dgemv = nullptr;
   SetThreadsFn set_num_threads = nullptr;
-  GetThreadsFn get_num_threads = nullptr;  // optional; we remember our own value
   GetStringFn get_corename = nullptr;
   GetStringFn get_config = nullptr;
-  int threads = 1;
 };
 
 OpenBlas blas;
 std::once_flag blas_once;
-std::mutex threads_mutex;
 
 // The best OpenBLAS kernel family this CPU's features allow, judged by the
 // instruction sets themselves; nullptr leaves OpenBLAS's own choice.
@@ -98,6 +99,7 @@ void open_blas() {
   // Must precede dlopen: OpenBLAS reads it only while loading.
   if (!std::getenv("OPENBLAS_CORETYPE"))
     if (const char* core = coretype_for_this_cpu()) setenv("OPENBLAS_CORETYPE", core, 0);
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
 
   void* handle = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -112,7 +114,6 @@ void open_blas() {
   b.sgemv = symbol<SgemvFn>(handle, "cblas_sgemv");
   b.dgemv = symbol<DgemvFn>(handle, "cblas_dgemv");
   b.set_num_threads = symbol<SetThreadsFn>(handle, "openblas_set_num_threads");
-  b.get_num_threads = symbol<GetThreadsFn>(handle, "openblas_get_num_threads", false);
   b.get_corename = symbol<GetStringFn>(handle, "openblas_get_corename");
   b.get_config = symbol<GetStringFn>(handle, "openblas_get_config");
   // The file actually opened (the name above is resolved through ld.so's paths).
@@ -120,8 +121,7 @@ void open_blas() {
   b.path = dladdr(reinterpret_cast<void*>(b.sgemm), &info) && info.dli_fname
                ? info.dli_fname
                : kLibrary;
-  b.threads = default_blas_threads();
-  b.set_num_threads(b.threads);
+  b.set_num_threads(1);  // also if OPENBLAS_NUM_THREADS said otherwise
   blas = b;
 }
 
@@ -142,21 +142,16 @@ int as_blas_int(std::size_t v) {
 
 BlasInfo info() {
   const OpenBlas& b = loaded();
-  std::lock_guard<std::mutex> lock(threads_mutex);
   BlasInfo info;
   info.backend = "openblas";
   info.library = b.path;
   info.core = b.get_corename();
   info.config = b.get_config();
-  info.threads = b.get_num_threads ? b.get_num_threads() : b.threads;
   return info;
 }
 
-void set_threads(int n) {
-  loaded();
-  std::lock_guard<std::mutex> lock(threads_mutex);
-  blas.set_num_threads(n);
-  blas.threads = n;
+bool threads_itself() {
+  return false;
 }
 
 template <class T>

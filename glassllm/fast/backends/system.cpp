@@ -61,7 +61,11 @@ BlasInfo info() {
   return i;
 }
 
-void set_threads(int) {}  // no standard CBLAS call; see the comment at the top
+// No standard CBLAS call sets the library's threads (see the comment at the
+// top), so products go to it whole.
+bool threads_itself() {
+  return true;
+}
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,

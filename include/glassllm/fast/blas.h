@@ -20,7 +20,7 @@ struct BlasInfo {
   std::string library;  ///< the file opened or linked, e.g. ".../libopenblas.so.0"
   std::string core;     ///< kernels: "SkylakeX", "Haswell", "Prescott", ... (OpenBLAS)
   std::string config;   ///< OpenBLAS's build line (version, threading, ...)
-  int threads = 1;      ///< threads per product; 0: the library decides (system)
+  int threads = 1;      ///< GlassLM's threads (at most); 0: the library decides (system)
 };
 
 /// Describes the backend, opening OpenBLAS first if that is the backend.
@@ -28,11 +28,14 @@ struct BlasInfo {
 ///   std::cout << blas_info().backend << "\n";   // "openblas"
 BlasInfo blas_info();
 
-/// Sets the number of threads each product uses (n >= 1). With the system
-/// backend the library's own settings decide and this does nothing.
-/// The default is the environment variable GLASSLLM_THREADS if set, else the
-/// number of cores. Results repeat bit for bit for a given thread count; use
-/// 1 to compare runs across machines with different core counts. Throws
+/// Sets the number of threads (n >= 1) that matrix products and the large
+/// loops of the other ops are spread over (GlassLM's pool,
+/// glassllm/fast/pool.h), the caller's included. While other programs keep
+/// the other cores busy, fewer are used. With the system backend the
+/// library's own settings decide its products' threads. The default is the
+/// environment variable GLASSLLM_THREADS if set, else the number of cores.
+/// Work is cut into tasks by sizes alone, so with the openblas and builtin
+/// backends results are the same bit for bit on any thread count. Throws
 /// std::invalid_argument for n < 1.
 ///   set_blas_threads(1);
 void set_blas_threads(int n);

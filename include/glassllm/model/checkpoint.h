@@ -9,9 +9,12 @@
 // Llama-architecture safetensors checkpoint of this shape family loads here.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,7 +57,9 @@ struct Checkpoint {
   /// for the caller to warn with. Empty when every weight is finite.
   std::vector<std::string> nonfinite;
   /// A Hugging Face tokenizer (tokenizer.json), when the folder has one.
-  std::optional<HFTokenizer> hf_tokenizer;
+  /// Shared, so that a program without one (the inspector page's engine,
+  /// built without ICU) never needs HFTokenizer's code to destroy a Checkpoint.
+  std::shared_ptr<const HFTokenizer> hf_tokenizer;
   /// config.json's bos_token_id, if given.
   std::optional<std::int64_t> bos_token_id;
   /// config.json's eos_token_id (one id, or several when it holds a list):
@@ -85,6 +90,19 @@ struct Checkpoint {
 Checkpoint load_checkpoint(const std::string& dir,
                            std::optional<DType> dtype = std::nullopt,
                            bool allow_nonfinite = false);
+
+/// load_checkpoint on a checkpoint's contents in memory, for a program with
+/// no files (the inspector page's engine): config.json's text,
+/// glassllm_tokenizer.json's text ("" for none) and model.safetensors' bytes.
+/// The same checks and messages, naming the files as if they were in
+/// `folder` ("model/config.json: ..."). The weights keep the file's dtype;
+/// shards and tokenizer.json are folder-only.
+Checkpoint load_checkpoint_from_memory(std::string_view config_json,
+                                       std::string_view tokenizer_json,
+                                       const std::uint8_t* weights,
+                                       std::size_t weights_size,
+                                       const std::string& folder = "model",
+                                       bool allow_nonfinite = false);
 
 /// config.json text for a model: the LlamaConfig keys architectures,
 /// model_type, hidden_size, intermediate_size, num_attention_heads,

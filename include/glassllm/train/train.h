@@ -96,8 +96,9 @@ struct TrainOptions {
   /// interruption would (0: run to `steps`). For tests and time-boxed runs.
   std::size_t stop_after = 0;
   /// BLAS threads per matrix product (0: leave the current setting). Saved
-  /// with the run: the thread count changes the order of additions inside
-  /// products, so a resume with another count differs in the last digits.
+  /// with the run: with the system backend the thread count can change the
+  /// order of additions inside products, so a resume with another count may
+  /// differ in the last digits (openblas and builtin: never).
   int threads = 0;
   /// A checkpoint folder to start the weights from instead of a random
   /// initialisation (fine-tuning; "" for none). The model sizes must be its
