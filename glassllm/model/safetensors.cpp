@@ -182,17 +182,18 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
 namespace {
 
 // The little-endian value of type Bits stored at p; on a little-endian
-// machine (every one GlassLM runs on) a plain copy, which the compiler turns
-// into one load.
+// machine (every one GlassLM runs on, WebAssembly included) a plain copy,
+// which the compiler turns into one load. (The compiler's own macro, not
+// std::endian, which Emscripten 3.1.6's C++ library lacks.)
 template <class Bits>
 Bits load_bits(const std::uint8_t* p) {
-  if constexpr (std::endian::native == std::endian::little) {
-    Bits v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  } else {
-    return Bits(load_le(p, sizeof(Bits)));
-  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  Bits v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#else
+  return Bits(load_le(p, sizeof(Bits)));
+#endif
 }
 
 // A tensor's elements, copied out of the file's bytes at p: F64 stays
@@ -376,8 +377,8 @@ NamedTensors read_safetensors(const std::string& path) {
   } unmap{mapped, size};
   // Once a tensor is copied out, its pages leave our mapping (they stay in
   // the file cache): the pages we hold count as our memory until unmapped,
-  // and would add the whole file to the peak. A page that the next tensor
-  // shares is simply read again from the cache.
+  // and would add the whole file to the peak. Only the pages wholly inside
+  // the tensor go: one it shares with a neighbour stays until the unmap.
   const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
   auto release = [page](const std::uint8_t* p, std::size_t n) {
     const std::uintptr_t begin = (std::uintptr_t(p) + page - 1) / page * page;
