@@ -297,6 +297,7 @@ TEST_CASE(
   // Linux resets the peak (VmHWM) to the current size on "5" in clear_refs.
   std::ofstream clear_refs("/proc/self/clear_refs");
   clear_refs << "5" << std::flush;
+  INFO("resetting the peak needs Linux's /proc/self/clear_refs (Linux 4.0 or later)");
   REQUIRE(clear_refs.good());
   const long before = status_kib("VmRSS");
   Checkpoint back = load_checkpoint(dir / "c");
