@@ -10,6 +10,7 @@
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run; and the
 // training step and decoding again beside a busy thread (bench_contention.cpp).
+// Last, decoding at SmolLM2-135M's shape against the memory floor (bench_decode.cpp).
 // `glassllm bench --json` prints the same figures as one flat JSON object.
 #include "bench/bench.h"
 
@@ -318,6 +319,7 @@ struct Figures {
   AttentionFigures att;
   TracerFigures tr;
   ContentionFigures busy;
+  DecodeFigures dec;
 };
 
 Figures measure(const BenchArgs& args) {
@@ -359,6 +361,9 @@ Figures measure(const BenchArgs& args) {
 
   // (f) the model again beside a busy thread.
   f.busy = contention(model_runs);
+
+  // (g) decoding at SmolLM2-135M's shape against the memory floor.
+  f.dec = smollm2_decode(args.runs > 0 ? args.runs : 5);
 
   return f;
 }
@@ -445,6 +450,7 @@ void print_json(const Figures& f) {
   j["tracer_to_json_ms"] = f.tr.to_json_ms;
   j["tracer_json_bytes"] = f.tr.json_bytes;
   print_contention_json(f, j);
+  print_decode_json(f.dec, j);
   std::cout << j.dump(2) << "\n";
 }
 
@@ -558,6 +564,7 @@ int bench(const BenchArgs& args) {
   print_model(f);
   print_attention_and_tracer(f);
   print_contention(f);
+  print_decode(f.dec);
   return 0;
 }
 

@@ -1,10 +1,12 @@
-// bench.h (private): what the two files of `glassllm bench` share: the
-// timing helper, and the figures bench_attention.cpp measures (attention at a
-// real model's shape, the tracer's cost) for bench.cpp to print.
+// bench.h (private): what the files of `glassllm bench` share: the timing
+// helper, the figures bench_attention.cpp measures (attention at a real
+// model's shape, the tracer's cost) for bench.cpp to print, and
+// bench_decode.cpp's decoding at SmolLM2-135M's shape with its printers.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 namespace glassllm::cli {
 
@@ -42,5 +44,22 @@ struct ContentionFigures {
 /// The model's training step and decoding while one more thread loops busily
 /// (bench_contention.cpp).
 ContentionFigures contention(int runs);
+
+struct DecodeFigures {
+  double tokens_per_s = 0;
+  std::size_t weight_bytes_per_token = 0;  // every weight, of the embedding one row
+  double copy_bytes_per_s = 0;             // memcpy of a large buffer, same threads
+  double floor_tokens_per_s = 0;           // copy_bytes_per_s / weight_bytes_per_token
+  double read_bytes_per_s = 0;             // summing a large buffer, same threads
+  int threads = 1;
+};
+
+/// Decoding one token at a time at SmolLM2-135M's shape (random float32
+/// weights), beside the memory floor: the copy bandwidth over the bytes of
+/// weights each token reads. bench_decode.cpp.
+DecodeFigures smollm2_decode(int runs);
+/// Its table, and its keys in `glassllm bench --json`'s object.
+void print_decode(const DecodeFigures& f);
+void print_decode_json(const DecodeFigures& f, nlohmann::json& j);
 
 }  // namespace glassllm::cli

@@ -99,13 +99,23 @@ Checkpoint load_model(const std::string& command, const std::string& dir,
 std::vector<std::string> checkpoint_files(const std::string& dir);
 /// Adds --allow-nonfinite (load_model's allow_nonfinite) to a subcommand.
 void add_allow_nonfinite(CLI::App* sub, bool& flag);
+/// The text generated after the prompt: given every token so far (the
+/// prompt's first), what the new ones add to the printed text.
+using ContinuationText = std::function<std::string(const std::vector<std::int64_t>&)>;
+/// With the character tokenizer: the new tokens (after the first
+/// `prompt_len`) decoded. `tokenizer` must outlive the function.
+ContinuationText continuation_text(const Tokenizer& tokenizer, std::size_t prompt_len);
+/// With a Hugging Face tokenizer: decode(all) with the decoded prompt taken
+/// off its front, special tokens (BOS, EOS) left out. Decoding the new tokens
+/// alone could lose a space: SentencePiece's decoder strips the one its first
+/// token starts with ("▁world" alone is "world"). `tokenizer` must outlive
+/// the function.
+ContinuationText continuation_text(const HFTokenizer& tokenizer, std::size_t prompt_len);
 /// --stop for generate and trace: GenerateOptions::stop that is true once
-/// the text generated after the first `prompt_len` tokens contains one of
-/// `stops` (empty strings are refused: "--stop: the string is empty").
-/// `tokenizer` must outlive the function.
+/// the continuation's text contains one of `stops` (empty strings are
+/// refused: "--stop: the string is empty"); nullptr for no stops.
 std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
-    const Tokenizer& tokenizer, std::size_t prompt_len,
-    const std::vector<std::string>& stops);
+    ContinuationText text, const std::vector<std::string>& stops);
 /// `text` up to, not including, the first of `stops` it contains.
 std::string cut_at_stop(const std::string& text, const std::vector<std::string>& stops);
 

@@ -63,17 +63,37 @@ void add_allow_nonfinite(CLI::App* sub, bool& flag) {
                 "Load weights holding nan or inf (to see what they do); warns for each");
 }
 
+ContinuationText continuation_text(const Tokenizer& tokenizer, std::size_t prompt_len) {
+  return [&tokenizer, prompt_len](const std::vector<std::int64_t>& tokens) {
+    return tokenizer.decode(std::vector<std::int64_t>(
+        tokens.begin() + std::ptrdiff_t(prompt_len), tokens.end()));
+  };
+}
+
+ContinuationText continuation_text(const HFTokenizer& tokenizer, std::size_t prompt_len) {
+  return [&tokenizer, prompt_len](const std::vector<std::int64_t>& tokens) {
+    const std::vector<std::int64_t> prompt(tokens.begin(),
+                                           tokens.begin() + std::ptrdiff_t(prompt_len));
+    const std::string all = tokenizer.decode(tokens, true);
+    const std::string before = tokenizer.decode(prompt, true);
+    if (all.starts_with(before)) return all.substr(before.size());
+    // The decoded prompt is not a prefix (a character cut between the
+    // prompt's last token and the first new one): the new tokens alone.
+    return tokenizer.decode(
+        std::vector<std::int64_t>(tokens.begin() + std::ptrdiff_t(prompt_len),
+                                  tokens.end()),
+        true);
+  };
+}
+
 std::function<bool(const std::vector<std::int64_t>&)> stop_at_strings(
-    const Tokenizer& tokenizer, std::size_t prompt_len,
-    const std::vector<std::string>& stops) {
+    ContinuationText text, const std::vector<std::string>& stops) {
   for (const std::string& s : stops)
     if (s.empty()) throw std::invalid_argument("--stop: the string is empty");
   if (stops.empty()) return nullptr;
-  return [&tokenizer, prompt_len, stops](const std::vector<std::int64_t>& tokens) {
-    std::vector<std::int64_t> fresh(tokens.begin() + std::ptrdiff_t(prompt_len),
-                                    tokens.end());
-    const std::string text = tokenizer.decode(fresh);
-    return cut_at_stop(text, stops).size() < text.size();
+  return [text = std::move(text), stops](const std::vector<std::int64_t>& tokens) {
+    const std::string t = text(tokens);
+    return cut_at_stop(t, stops).size() < t.size();
   };
 }
 
@@ -215,14 +235,18 @@ int grads(const GradsArgs& a) {
 }
 
 // generate with a Hugging Face tokenizer (tokenizer.json): its template adds
-// the BOS token; special tokens are left out of what is printed.
-int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, const GenerateOptions& opt) {
+// the BOS token; special tokens (and a --stop string) are left out of what is
+// printed.
+int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, GenerateOptions opt) {
   const HFTokenizer& tok = *ckpt.hf_tokenizer;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
+  const ContinuationText text = continuation_text(tok, prompt.size());
+  opt.stop = stop_at_strings(text, a.stop);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   // The tokenizer's text comes from a file: no control character reaches the
   // terminal (newlines and tabs are text).
-  std::cout << printable(tok.decode(out, true), true) << "\n";
+  std::cout << printable(tok.decode(prompt, true) + cut_at_stop(text(out), a.stop), true)
+            << "\n";
   return 0;
 }
 
@@ -245,10 +269,6 @@ int generate(const GenerateArgs& a) {
                          "use a checkpoint with a smaller max_position_embeddings");
   }
   if (ckpt.hf_tokenizer && !ckpt.tokenizer) {
-    if (!a.stop.empty())
-      throw std::invalid_argument(
-          "generate: --stop needs the character tokenizer (glassllm_tokenizer.json); " +
-          a.dir + " has a Hugging Face tokenizer.json, which stops at its eos_token_id");
     GenerateOptions opt;
     opt.max_new_tokens = a.max_new_tokens;
     opt.temperature = a.temperature;
@@ -276,7 +296,7 @@ int generate(const GenerateArgs& a) {
   opt.cache_mode = cache_mode;
   opt.eos_token_ids = ckpt.eos_token_ids;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
-  opt.stop = stop_at_strings(tok, prompt.size(), a.stop);
+  opt.stop = stop_at_strings(continuation_text(tok, prompt.size()), a.stop);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
                                          out.end());

@@ -147,18 +147,15 @@ int trace(const TraceArgs& a) {
   auto token_text = [&ckpt, hf](std::int64_t id) {
     return hf ? ckpt.hf_tokenizer->token_text(id) : ckpt.tokenizer->token_text(id);
   };
-  auto decode_text = [&](const std::vector<std::int64_t>& ids) {
-    return hf ? ckpt.hf_tokenizer->decode(ids) : ckpt.tokenizer->decode(ids);
-  };
+  // The text after the prompt, for --stop and the line printed at the end.
+  const ContinuationText continuation_of =
+      hf ? continuation_text(*ckpt.hf_tokenizer, prompt.size())
+         : continuation_text(*ckpt.tokenizer, prompt.size());
   Tracer tracer(opt, token_text);
   GenerateOptions gen;
   gen.max_new_tokens = a.steps + 1;  // the prefill's token, then one per decode step
   gen.eos_token_ids = ckpt.eos_token_ids;  // an answer that ends ends the trace
-  if (!a.stop.empty() && hf)
-    throw std::invalid_argument(
-        "trace: --stop needs the character tokenizer (glassllm_tokenizer.json); " + dir +
-        " has a Hugging Face tokenizer.json, which stops at its eos_token_id");
-  if (!a.stop.empty()) gen.stop = stop_at_strings(*ckpt.tokenizer, prompt.size(), a.stop);
+  gen.stop = stop_at_strings(continuation_of, a.stop);
   gen.record_graph = a.grads;
   gen.on_step = [&](const Tensor&, std::int64_t next) {
     tracer.set_next_token(next);
@@ -176,8 +173,6 @@ int trace(const TraceArgs& a) {
     decode += s.kind == "decode";
     resets += s.kind == "window_reset";
   }
-  std::vector<std::int64_t> continuation(out.begin() + std::ptrdiff_t(prompt.size()),
-                                         out.end());
   for (const std::string& path : {a.out, a.html}) {
     if (path.empty()) continue;
     std::printf(
@@ -187,10 +182,10 @@ int trace(const TraceArgs& a) {
         attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
   }
   const bool ended =
-      !continuation.empty() && std::count(ckpt.eos_token_ids.begin(),
-                                          ckpt.eos_token_ids.end(), continuation.back());
-  if (ended) continuation.pop_back();
-  const std::string text = decode_text(continuation), shown = cut_at_stop(text, a.stop);
+      out.size() > prompt.size() &&
+      std::count(ckpt.eos_token_ids.begin(), ckpt.eos_token_ids.end(), out.back());
+  if (ended) out.pop_back();  // the end-of-text token is not part of the text
+  const std::string text = continuation_of(out), shown = cut_at_stop(text, a.stop);
   std::cout << "continuation: " << printable(shown, true)
             << (ended                        ? " (then the end-of-text token)"
                 : shown.size() < text.size() ? " (then a --stop string)"

@@ -53,6 +53,26 @@ if [ -d "$qwen_tok" ]; then
   out=$("$bin" generate "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --max-new-tokens 3) \
     || fail "generate with tokenizer.json"
   case "$out" in "Olá, mundo"*) ;; *) fail "generate printed '$out'" ;; esac
+  # --stop: the same greedy answer, cut where a piece from its middle (three
+  # characters, which may span tokens) first appears; trace shows that the
+  # generation itself stopped there, before --steps.
+  out=$("$bin" generate "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --max-new-tokens 8) \
+    || fail "generate 8 tokens with tokenizer.json"
+  cont=${out#"Olá, mundo"}
+  stop=$(PYTHONIOENCODING=utf-8 $py -c 'import sys; c = sys.argv[1]; print(c[len(c) // 2:][:3])' "$cont")
+  want="Olá, mundo$(PYTHONIOENCODING=utf-8 $py -c 'import sys; c, s = sys.argv[1:]; print(c[:c.index(s)])' "$cont" "$stop")"
+  got=$("$bin" generate "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --max-new-tokens 8 --stop "$stop") \
+    || fail "generate --stop with tokenizer.json"
+  [ "$got" = "$want" ] || fail "generate --stop '$stop' printed '$got', expected '$want'"
+  got=$("$bin" generate "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --max-new-tokens 8 --stop "never said") \
+    || fail "generate --stop (absent) with tokenizer.json"
+  [ "$got" = "$out" ] || fail "generate --stop 'never said' printed '$got', expected '$out'"
+  got=$("$bin" trace "$work/qwen2.5-0.5b" --prompt "Olá, mundo" --steps 7 --stop "$stop" \
+    --layers 0 --out "$work/stop.json") || fail "trace --stop with tokenizer.json"
+  echo "$got" | grep -qxF "continuation: ${want#"Olá, mundo"} (then a --stop string)" \
+    || fail "trace --stop '$stop': $got"
+  steps=$(echo "$got" | sed -n 's/.*: \([0-9]*\) steps .*/\1/p')
+  [ "$steps" -lt 8 ] || fail "trace --stop '$stop' ran all $steps steps"
   "$bin" trace "$work/qwen2.5-0.5b" --prompt "The cat sat" --steps 1 --layers 0,1 \
     --heads 0-8 --out "$work/trace.json" >/dev/null || fail "trace with tokenizer.json"
   $py -c "import json,sys; t=json.load(open(sys.argv[1])); assert 'The' in json.dumps(t)" \

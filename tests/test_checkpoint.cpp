@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "checkpoint_fixtures.h"
+#include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/model/files.h"
@@ -250,6 +251,65 @@ TEST_CASE("checkpoint: save then load is bit-exact, in float32 and float64") {
     // The weight file carries the metadata transformers insists on.
     std::string bytes = read_regular_file(dir / "ckpt/model.safetensors");
     CHECK(bytes.find("\"__metadata__\":{\"format\":\"pt\"}") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A line of /proc/self/status ("VmHWM:  123456 kB") in KiB.
+long status_kib(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with(key + ":")) return std::stol(line.substr(key.size() + 1));
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "checkpoint: loading keeps the file's arrays as the weights: no random "
+    "initialisation, no second copy") {
+  // Two 40 MiB float32 matrices (vocab 81920 x d_model 128) and small layers.
+  // Loading them used to build a randomly initialised model (another 80 MiB)
+  // and then overwrite it, with the whole mapped file resident on top: a peak
+  // of three times the weights. Now the model is made of the arrays read from
+  // the file, whose pages are given back tensor by tensor: the peak is the
+  // weights plus at most one tensor's bytes of the file.
+  TempDir dir("peak");
+  Config cfg = tiny_config();
+  cfg.vocab_size = 81920;
+  cfg.d_model = 128;
+  cfg.n_layers = 1;
+  // Weights from a formula (drawing 20 million normal numbers would make this
+  // test slow): element i of weight w is (i % 1001 - 500) / (w + 3).
+  std::size_t w = 0;
+  const GlassLM saved = GlassLM::from_weights(
+      cfg, DType::float32, [&](const std::string&, const Shape& shape) {
+        Tensor t = zeros(shape);
+        float* p = t.mutable_data<float>();
+        for (std::size_t i = 0, n = t.size(); i < n; ++i)
+          p[i] = float(double(i % 1001) - 500) / float(w + 3);
+        ++w;
+        return t;
+      });
+  save_checkpoint(dir / "c", saved);
+  const double weights_kib = parameter_bytes(cfg, DType::float32) / 1024;
+  // Linux resets the peak (VmHWM) to the current size on "5" in clear_refs.
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  clear_refs << "5" << std::flush;
+  INFO("resetting the peak needs Linux's /proc/self/clear_refs (Linux 4.0 or later)");
+  REQUIRE(clear_refs.good());
+  const long before = status_kib("VmRSS");
+  Checkpoint back = load_checkpoint(dir / "c");
+  const long grew = status_kib("VmHWM") - before;
+  MESSAGE("weights " << weights_kib / 1024 << " MiB, peak grew by " << grew / 1024.0
+                     << " MiB");
+  CHECK(grew > 0.9 * weights_kib);  // the weights are really held
+  CHECK(grew < 2.0 * weights_kib);  // and nothing of their size besides
+  // The values are the file's, bit for bit.
+  for (const auto& [name, w] : saved.named_parameters()) {
+    CAPTURE(name);
+    CHECK(bit_equal(back.model.parameter(name), w));
   }
 }
 

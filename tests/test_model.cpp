@@ -457,3 +457,51 @@ TEST_CASE("model: parameter(name) reaches the same weight as the public member")
                        doctest::Contains("no weight named 'lm_head'"),
                        std::invalid_argument);
 }
+
+TEST_CASE("model: from_weights uses the given tensors as they are, in named order") {
+  Config cfg;
+  cfg.vocab_size = 11;
+  cfg.d_model = 8;
+  cfg.n_layers = 2;
+  cfg.n_heads = 2;
+  cfg.n_kv_heads = 1;
+  cfg.d_ff = 12;
+  cfg.max_len = 8;
+  const GlassLM seeded(cfg, 0);  // for the names and shapes it has
+  const auto want = seeded.named_parameters();
+  std::vector<std::string> asked;
+  std::vector<Tensor> given;
+  GlassLM model = GlassLM::from_weights(
+      cfg, DType::float32, [&](const std::string& name, const Shape& shape) {
+        asked.push_back(name);
+        given.push_back(full(shape, double(given.size())));  // weight i holds i
+        return given.back();
+      });
+  const auto got = model.named_parameters();
+  REQUIRE(asked.size() == want.size());
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(want[i].first);
+    CHECK(asked[i] == want[i].first);
+    CHECK(got[i].second.shape() == want[i].second.shape());
+    // The very array handed over: nothing drawn, nothing copied.
+    CHECK(got[i].second.data<float>() == given[i].data<float>());
+    CHECK(got[i].second.data<float>()[0] == float(i));
+    CHECK(got[i].second.requires_grad());
+  }
+  auto wrong = [&](const std::string& bad, const Shape& bad_shape, DType bad_dtype) {
+    return [&, bad, bad_shape, bad_dtype] {
+      GlassLM::from_weights(
+          cfg, DType::float32, [&](const std::string& name, const Shape& shape) {
+            return name == bad ? zeros(bad_shape, bad_dtype) : zeros(shape);
+          });
+    };
+  };
+  CHECK_THROWS_WITH_AS(wrong("model.norm.weight", {7}, DType::float32)(),
+                       "GlassLM::from_weights: weight 'model.norm.weight' is (7,) "
+                       "float32, expected (8,) float32",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(wrong("lm_head.weight", {11, 8}, DType::float64)(),
+                       doctest::Contains("'lm_head.weight' is (11,8) float64"),
+                       std::invalid_argument);
+}

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,11 +22,16 @@ namespace glassllm::detail {
 /// position>" or "duplicate key 'x'".
 nlohmann::ordered_json parse_json_strict(std::string_view text);
 
+/// Called with each tensor's bytes once they are copied out.
+using ReleaseFn = std::function<void(const std::uint8_t* bytes, std::size_t n)>;
+
 /// read_safetensors on bytes already in memory; `name` (a path) starts every
-/// error message. read_safetensors reads the file and calls this; the fuzz
-/// target calls it directly.
+/// error message. read_safetensors maps the file and calls this, with a
+/// `done_with` that gives each tensor's pages back; the fuzz target calls it
+/// directly.
 NamedTensors read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
-                                    const std::string& name);
+                                    const std::string& name,
+                                    const ReleaseFn& done_with = {});
 
 /// A checkpoint's contents, wherever they come from (a folder, memory), for
 /// load_checkpoint_source. Read in this order: config_text (already there),
@@ -45,6 +51,16 @@ struct CheckpointSource {
 /// tokenizer.json (checkpoint_load.cpp).
 Checkpoint load_checkpoint_source(const CheckpointSource& source,
                                   std::optional<DType> dtype, bool allow_nonfinite);
+
+/// std::bit_cast, which the C++ library of Emscripten 3.1.6 (the inspector
+/// page's engine, web/) does not have: the same bits as another type.
+template <class To, class From>
+To same_bits(const From& from) {
+  static_assert(sizeof(To) == sizeof(From));
+  To to;
+  std::memcpy(&to, &from, sizeof to);
+  return to;
+}
 
 /// IEEE half (1 sign, 5 exponent, 10 mantissa bits) and bfloat16 (the top 16
 /// bits of a float32) to float32, exactly, including subnormals, inf and nan.

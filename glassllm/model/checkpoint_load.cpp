@@ -23,48 +23,37 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 // Every weight's Hugging Face name and shape, in the order of the design's
-// table, paired with where it lives in a model (nullptr when `model` is null).
+// table.
 struct Slot {
   std::string name;
   Shape shape;
-  Tensor* tensor;
 };
 
-std::vector<Slot> weight_slots(const Config& cfg, GlassLM* model) {
+std::vector<Slot> weight_slots(const Config& cfg) {
   const std::size_t V = cfg.vocab_size, D = cfg.d_model, F = cfg.d_ff;
   const std::size_t q_out = cfg.n_heads * cfg.head_dim();      // H*hd
   const std::size_t kv_out = cfg.n_kv_heads * cfg.head_dim();  // Hkv*hd
   std::vector<Slot> slots;
-  auto at = [&](Tensor GlassLM::*member) { return model ? &(model->*member) : nullptr; };
-  slots.push_back({"model.embed_tokens.weight", {V, D}, at(&GlassLM::embed_tokens)});
+  slots.push_back({"model.embed_tokens.weight", {V, D}});
   for (std::size_t l = 0; l < cfg.n_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    LayerWeights* L = model ? &model->layers.at(l) : nullptr;
-    auto in = [&](Tensor LayerWeights::*member) { return L ? &(L->*member) : nullptr; };
-    slots.push_back(
-        {p + "input_layernorm.weight", {D}, in(&LayerWeights::input_layernorm)});
-    slots.push_back(
-        {p + "self_attn.q_proj.weight", {q_out, D}, in(&LayerWeights::q_proj)});
-    slots.push_back(
-        {p + "self_attn.k_proj.weight", {kv_out, D}, in(&LayerWeights::k_proj)});
-    slots.push_back(
-        {p + "self_attn.v_proj.weight", {kv_out, D}, in(&LayerWeights::v_proj)});
+    slots.push_back({p + "input_layernorm.weight", {D}});
+    slots.push_back({p + "self_attn.q_proj.weight", {q_out, D}});
+    slots.push_back({p + "self_attn.k_proj.weight", {kv_out, D}});
+    slots.push_back({p + "self_attn.v_proj.weight", {kv_out, D}});
     if (cfg.qkv_bias) {
-      slots.push_back({p + "self_attn.q_proj.bias", {q_out}, in(&LayerWeights::q_bias)});
-      slots.push_back({p + "self_attn.k_proj.bias", {kv_out}, in(&LayerWeights::k_bias)});
-      slots.push_back({p + "self_attn.v_proj.bias", {kv_out}, in(&LayerWeights::v_bias)});
+      slots.push_back({p + "self_attn.q_proj.bias", {q_out}});
+      slots.push_back({p + "self_attn.k_proj.bias", {kv_out}});
+      slots.push_back({p + "self_attn.v_proj.bias", {kv_out}});
     }
-    slots.push_back(
-        {p + "self_attn.o_proj.weight", {D, q_out}, in(&LayerWeights::o_proj)});
-    slots.push_back({p + "post_attention_layernorm.weight",
-                     {D},
-                     in(&LayerWeights::post_attention_layernorm)});
-    slots.push_back({p + "mlp.gate_proj.weight", {F, D}, in(&LayerWeights::gate_proj)});
-    slots.push_back({p + "mlp.up_proj.weight", {F, D}, in(&LayerWeights::up_proj)});
-    slots.push_back({p + "mlp.down_proj.weight", {D, F}, in(&LayerWeights::down_proj)});
+    slots.push_back({p + "self_attn.o_proj.weight", {D, q_out}});
+    slots.push_back({p + "post_attention_layernorm.weight", {D}});
+    slots.push_back({p + "mlp.gate_proj.weight", {F, D}});
+    slots.push_back({p + "mlp.up_proj.weight", {F, D}});
+    slots.push_back({p + "mlp.down_proj.weight", {D, F}});
   }
-  slots.push_back({"model.norm.weight", {D}, at(&GlassLM::norm)});
-  slots.push_back({"lm_head.weight", {V, D}, at(&GlassLM::lm_head)});
+  slots.push_back({"model.norm.weight", {D}});
+  slots.push_back({"lm_head.weight", {V, D}});
   return slots;
 }
 
@@ -87,7 +76,18 @@ std::string first_nonfinite(const Tensor& t) {
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* p = ptr<T>(t);
-    for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::size_t n = t.size();
+    // A quick pass first (every weight of every load is checked: a billion
+    // for a 1B model): nan and inf are the values with every exponent bit
+    // set, a test on the bits that the compiler turns into vector code.
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    constexpr Bits exponent =
+        sizeof(T) == 4 ? Bits(0x7F800000u) : Bits(0x7FF0000000000000ull);
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i)
+      any |= (detail::same_bits<Bits>(p[i]) & exponent) == exponent;
+    if (!any) return;
+    for (std::size_t i = 0; i < n; ++i) {
       if (std::isfinite(p[i])) continue;
       if (count++ > 0) continue;
       // The flat index as one index per dimension, last dimension fastest.
@@ -173,7 +173,7 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
   std::string weights_path;  // what the messages below call the weights
   NamedTensors loaded = source.read_weights(weights_path);
   std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
-  std::vector<Slot> slots = weight_slots(cfg, nullptr);
+  const std::vector<Slot> slots = weight_slots(cfg);
   std::vector<std::string> missing;
   for (const Slot& s : slots) {
     if (by_name.count(s.name)) continue;
@@ -238,30 +238,32 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
     if (mixed) target = config_dtype.value_or(DType::float32);
   }
 
-  // 4. The model, with every weight replaced by the loaded one.
-  GlassLM model(cfg, 0, target);
-  slots = weight_slots(cfg, &model);
-  {
-    auto params = model.named_parameters();
-    bool same = params.size() == slots.size();
-    for (std::size_t i = 0; same && i < slots.size(); ++i)
-      same = params[i].first == slots[i].name;
-    if (!same)
-      throw std::logic_error(
-          "load_checkpoint: GlassLM::named_parameters() disagrees with the "
-          "checkpoint's weight table");
-  }
-  no_grad guard;  // the conversions are not part of any graph
-  for (Slot& s : slots) {
-    auto it = by_name.find(s.name);
-    if (it == by_name.end())
-      it = by_name.find("model.embed_tokens.weight");  // tied lm_head
-    Tensor t = it->second.dtype() == target ? it->second : astype(it->second, target);
-    if (s.name == "lm_head.weight" && !by_name.count(s.name)) t = copy_of(t);
-    bool trainable = s.tensor->requires_grad();
-    *s.tensor = t.detach();
-    s.tensor->requires_grad_(trainable);
-  }
+  // 4. The model, made from the loaded tensors themselves: no random
+  // initialisation, and no copy unless the dtype changes (a 1B-parameter
+  // model is 5 GB in float32; a second copy would not fit in 8 GB).
+  loaded.clear();  // by_name holds the tensors now
+  GlassLM model = [&] {
+    no_grad guard;  // the conversions are not part of any graph
+    return GlassLM::from_weights(
+        cfg, target, [&](const std::string& name, const Shape&) -> Tensor {
+          auto it = by_name.find(name);
+          const bool tied_head = it == by_name.end() && name == "lm_head.weight";
+          if (tied_head) it = by_name.find("model.embed_tokens.weight");
+          if (it == by_name.end())  // every slot was checked above
+            throw std::logic_error("load_checkpoint: GlassLM asks for weight '" + name +
+                                   "', which the checkpoint's weight table lacks");
+          const bool same_dtype = it->second.dtype() == target;
+          Tensor t = same_dtype ? it->second : astype(it->second, target);
+          // A tied lm_head is its own copy (astype has made one already):
+          // training may move it apart from the embedding, as GlassLM's two
+          // weights always can.
+          if (tied_head) return same_dtype ? copy_of(t) : t;
+          // The model holds t now: a converted original is freed at once
+          // (the embedding stays for a tied lm_head, the last weight).
+          if (name != "model.embed_tokens.weight") by_name.erase(it);
+          return t;
+        });
+  }();
 
   // 5. The tokenizer, when the folder has one.
   std::optional<Tokenizer> tokenizer;

@@ -137,36 +137,60 @@ void for_each_weight(Model& model, F f) {
 
 }  // namespace
 
+namespace {
+
+// A weight's shape from its name (docs/design.md's table): projections are
+// [out, in].
+Shape weight_shape(const Config& cfg, const std::string& name) {
+  const std::size_t D = cfg.d_model, hd = cfg.head_dim(), F = cfg.d_ff;
+  const std::size_t H = cfg.n_heads, Hkv = cfg.n_kv_heads, V = cfg.vocab_size;
+  auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
+  if (is("embed_tokens") || is("lm_head")) return {V, D};
+  if (is("norm")) return {D};
+  if (is("q_proj.bias")) return {H * hd};
+  if (is("k_proj.bias") || is("v_proj.bias")) return {Hkv * hd};
+  if (is("q_proj")) return {H * hd, D};
+  if (is("k_proj") || is("v_proj")) return {Hkv * hd, D};
+  if (is("o_proj")) return {D, H * hd};
+  if (is("gate_proj") || is("up_proj")) return {F, D};
+  return {D, F};  // down_proj
+}
+
+}  // namespace
+
+// The initialisation: one random stream, drawn in named_parameters() order,
+// so a seed fixes every weight (and float32 weights are the rounded float64
+// ones). Norm weights start at 1, the identity scaling, and draw nothing;
+// biases (Qwen2's q/k/v) start at 0 and draw nothing either, so a model
+// without them draws the same weights as before they existed.
 GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
+    : GlassLM(cfg, dtype,
+              [rng = Rng(seed), dtype](const std::string& name,
+                                       const Shape& shape) mutable -> Tensor {
+                if (name.find("norm") != std::string::npos) return ones(shape, dtype);
+                if (name.ends_with(".bias")) return zeros(shape, dtype);
+                return rng.normal(shape, 0.0, 0.02, dtype);
+              }) {}
+
+GlassLM GlassLM::from_weights(const Config& cfg, DType dtype,
+                              const WeightSource& weight) {
+  return GlassLM(cfg, dtype, weight);
+}
+
+GlassLM::GlassLM(const Config& cfg, DType dtype, const WeightSource& weight)
     : cfg_(cfg), dtype_(dtype) {
   cfg_.validate();
-  const std::size_t D = cfg_.d_model, hd = cfg_.head_dim(), F = cfg_.d_ff;
-  const std::size_t H = cfg_.n_heads, Hkv = cfg_.n_kv_heads, V = cfg_.vocab_size;
   layers.resize(cfg_.n_layers);
-  // The shapes (docs/design.md's table): projections are [out, in].
-  auto shape_of = [&](const std::string& name) -> Shape {
-    auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
-    if (is("embed_tokens") || is("lm_head")) return {V, D};
-    if (is("norm")) return {D};
-    if (is("q_proj.bias")) return {H * hd};
-    if (is("k_proj.bias") || is("v_proj.bias")) return {Hkv * hd};
-    if (is("q_proj")) return {H * hd, D};
-    if (is("k_proj") || is("v_proj")) return {Hkv * hd, D};
-    if (is("o_proj")) return {D, H * hd};
-    if (is("gate_proj") || is("up_proj")) return {F, D};
-    return {D, F};  // down_proj
-  };
-  // One random stream, drawn in named_parameters() order, so a seed fixes every
-  // weight (and float32 weights are the rounded float64 ones). Norm weights
-  // start at 1, the identity scaling, and draw nothing.
-  Rng rng(seed);
   for_each_weight(*this, [&](const std::string& name, Tensor& t) {
-    Shape s = shape_of(name);
-    // Biases (Qwen2's q/k/v) start at 0 and draw nothing either, so a model
-    // without them draws the same weights as before they existed.
-    t = name.find("norm") != std::string::npos ? ones(s, dtype)
-        : name.ends_with(".bias")              ? zeros(s, dtype)
-                                               : rng.normal(s, 0.0, 0.02, dtype);
+    const Shape shape = weight_shape(cfg_, name);
+    Tensor given = weight(name, shape);
+    if (!given.defined() || given.shape() != shape || given.dtype() != dtype)
+      throw std::invalid_argument(
+          "GlassLM::from_weights: weight '" + name + "' is " +
+          (given.defined() ? shape_str(given.shape()) + " " + dtype_name(given.dtype())
+                           : std::string("undefined")) +
+          ", expected " + shape_str(shape) + " " + dtype_name(dtype));
+    t = given.detach();
     t.requires_grad_();
   });
 }

@@ -32,16 +32,6 @@ namespace detail {
 
 using Json = nlohmann::ordered_json;
 
-// std::bit_cast, which the C++ library of Emscripten 3.1.6 (the inspector
-// page's engine, web/) does not have: the same bits as another type.
-template <class To, class From>
-To same_bits(const From& from) {
-  static_assert(sizeof(To) == sizeof(From));
-  To to;
-  std::memcpy(&to, &from, sizeof to);
-  return to;
-}
-
 // ---- strict JSON -------------------------------------------------------------------
 
 Json parse_json_strict(std::string_view text) {
@@ -189,11 +179,57 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
 // ---- reading
 // ----------------------------------------------------------------------------
 
+namespace {
+
+// The little-endian value of type Bits stored at p; on a little-endian
+// machine (every one GlassLM runs on, WebAssembly included) a plain copy,
+// which the compiler turns into one load. (The compiler's own macro, not
+// std::endian, which Emscripten 3.1.6's C++ library lacks.)
+template <class Bits>
+Bits load_bits(const std::uint8_t* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  Bits v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+#else
+  return Bits(load_le(p, sizeof(Bits)));
+#endif
+}
+
+// A tensor's elements, copied out of the file's bytes at p: F64 stays
+// float64; F32, F16 and BF16 become float32. One loop per dtype, so the
+// loop over a billion elements does nothing but convert.
+Tensor copy_out(const Entry& e, const std::uint8_t* p) {
+  Tensor t = empty(e.shape, e.dtype == "F64" ? DType::float64 : DType::float32);
+  const std::size_t count = t.size();
+  if (e.dtype == "F64") {
+    double* o = ptr<double>(t);
+    for (std::size_t i = 0; i < count; ++i)
+      o[i] = detail::same_bits<double>(load_bits<std::uint64_t>(p + 8 * i));
+    return t;
+  }
+  float* o = ptr<float>(t);
+  if (e.dtype == "F32") {
+    for (std::size_t i = 0; i < count; ++i)
+      o[i] = detail::same_bits<float>(load_bits<std::uint32_t>(p + 4 * i));
+  } else if (e.dtype == "F16") {
+    for (std::size_t i = 0; i < count; ++i)
+      o[i] = detail::f16_to_f32(load_bits<std::uint16_t>(p + 2 * i));
+  } else {  // BF16
+    for (std::size_t i = 0; i < count; ++i)
+      o[i] = detail::bf16_to_f32(load_bits<std::uint16_t>(p + 2 * i));
+  }
+  return t;
+}
+
+}  // namespace
+
 // long-function: untrusted bytes checked in the order a reader meets them
 // (header length, JSON, then each entry's dtype, shape and byte range, then
 // overlaps and gaps), each check with its own message; it reads as one list.
 NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
-                                            const std::string& name) {
+                                            const std::string& name,
+                                            const ReleaseFn& done_with) {
   auto fail = [&](const std::string& what) {
     return std::runtime_error(name + ": " + what);
   };
@@ -312,26 +348,8 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
 
   NamedTensors out;
   for (const Entry& e : entries) {
-    DType dtype = e.dtype == "F64" ? DType::float64 : DType::float32;
-    Tensor t = empty(e.shape, dtype);
-    const std::uint8_t* p = buffer + e.begin;
-    std::size_t count = t.size();
-    if (e.dtype == "F64") {
-      double* o = ptr<double>(t);
-      for (std::size_t i = 0; i < count; ++i)
-        o[i] = same_bits<double>(load_le(p + 8 * i, 8));
-    } else {
-      float* o = ptr<float>(t);
-      for (std::size_t i = 0; i < count; ++i) {
-        if (e.dtype == "F32")
-          o[i] = same_bits<float>(std::uint32_t(load_le(p + 4 * i, 4)));
-        else if (e.dtype == "F16")
-          o[i] = f16_to_f32(std::uint16_t(load_le(p + 2 * i, 2)));
-        else
-          o[i] = bf16_to_f32(std::uint16_t(load_le(p + 2 * i, 2)));
-      }
-    }
-    out.emplace_back(e.name, std::move(t));
+    out.emplace_back(e.name, copy_out(e, buffer + e.begin));
+    if (done_with) done_with(buffer + e.begin, std::size_t(e.end - e.begin));
   }
   return out;
 }
@@ -357,8 +375,19 @@ NamedTensors read_safetensors(const std::string& path) {
     std::size_t n;
     ~Unmap() { ::munmap(p, n); }
   } unmap{mapped, size};
+  // Once a tensor is copied out, its pages leave our mapping (they stay in
+  // the file cache): the pages we hold count as our memory until unmapped,
+  // and would add the whole file to the peak. Only the pages wholly inside
+  // the tensor go: one it shares with a neighbour stays until the unmap.
+  const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+  auto release = [page](const std::uint8_t* p, std::size_t n) {
+    const std::uintptr_t begin = (std::uintptr_t(p) + page - 1) / page * page;
+    const std::uintptr_t end = (std::uintptr_t(p) + n) / page * page;
+    if (end > begin)
+      ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  };
   return detail::read_safetensors_bytes(static_cast<const std::uint8_t*>(mapped), size,
-                                        path);
+                                        path, release);
 }
 
 }  // namespace glassllm

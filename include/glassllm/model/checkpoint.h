@@ -32,10 +32,11 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
                        const std::map<std::string, std::string>& metadata = {});
 
 /// Reads every tensor of a .safetensors file. F32 and F64 keep their dtype;
-/// F16 and BF16 are widened to float32. Validates the header (its length, its
-/// JSON, known dtypes, shapes matching byte ranges, offsets inside the file,
-/// no overlaps, no gaps) and throws std::runtime_error naming the file, the
-/// tensor and what is wrong.
+/// F16 and BF16 are widened to float32. The file is memory-mapped, and each
+/// tensor's pages are given back once it is copied out. Validates the header (its length,
+/// its JSON, known dtypes, shapes matching byte ranges, offsets inside the file, no
+/// overlaps, no gaps) and throws std::runtime_error naming the file, the tensor and what
+/// is wrong.
 NamedTensors read_safetensors(const std::string& path);
 
 /// Writes model.safetensors (with the metadata {"format": "pt"} transformers
@@ -77,6 +78,10 @@ struct Checkpoint {
 /// may be absent and is then a copy of the embedding. With `dtype` the weights
 /// are converted; otherwise the model has the file's dtype (float32 for F16
 /// and BF16; for a file mixing float32 and float64, config.json's torch_dtype).
+/// The model is made of the arrays read from the files (GlassLM::from_weights):
+/// nothing is initialised at random first, and nothing copied again unless
+/// the dtype changes, so a 1B-parameter bfloat16 checkpoint loads in the
+/// float32 model's 5 GB plus its tied lm_head's 1 GB.
 /// A missing glassllm_tokenizer.json gives no tokenizer; a broken one throws.
 /// A weight holding nan or inf throws, naming it and its first such element,
 /// unless allow_nonfinite (for teaching what they do); Checkpoint::nonfinite

@@ -235,6 +235,17 @@ class GlassLM {
   /// N(0, 0.02), norm weights 1. Validates cfg.
   GlassLM(const Config& cfg, std::uint64_t seed, DType dtype = DType::float32);
 
+  /// Where from_weights gets each weight: called once per weight, in
+  /// named_parameters() order, with its name and shape.
+  using WeightSource = std::function<Tensor(const std::string& name, const Shape& shape)>;
+  /// A model whose weights come from `weight` instead of being drawn at
+  /// random (loading a checkpoint: a 1B-parameter model would otherwise fill
+  /// 5 GB with numbers only to overwrite them). Each returned tensor must
+  /// have the shape asked for and `dtype`; it becomes the weight as it is (no
+  /// copy), detached and requiring gradients. Throws std::invalid_argument
+  /// naming the weight otherwise. Validates cfg.
+  static GlassLM from_weights(const Config& cfg, DType dtype, const WeightSource& weight);
+
   const Config& config() const { return cfg_; }
   DType dtype() const { return dtype_; }
 
@@ -308,6 +319,9 @@ class GlassLM {
                                      const GenerateOptions& options = {}) const;
 
  private:
+  // Both public ways of making a model end here: every weight from `weight`.
+  GlassLM(const Config& cfg, DType dtype, const WeightSource& weight);
+
   Config cfg_;
   DType dtype_;
 };

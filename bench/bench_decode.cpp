@@ -1,0 +1,177 @@
+// bench_decode.cpp: one of `glassllm bench`'s measurements: decoding a model
+// of SmolLM2-135M's exact shape (random weights, float32) one token at a
+// time, against the floor set by memory: each new token must read every
+// weight once (all 30 layers and the 49152 x 576 lm_head; of the embedding,
+// one row), so tokens/s cannot exceed the memory's copy bandwidth divided by
+// those bytes. Both are measured in the same run, interleaved, so that a
+// noisy neighbour slows them alike. bench.cpp prints the figures.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "bench/bench.h"
+#include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
+#include "glassllm/model/model.h"
+
+namespace glassllm::cli {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// SmolLM2-135M's config.json (tests/data/real_configs/smollm2-135m.json):
+// 576 wide, 30 layers, 9 query heads sharing 3 K/V heads of 64, MLP 1536,
+// vocabulary 49152, tied embeddings (GlassLM holds lm_head as its own copy).
+Config smollm2_135m() {
+  Config c;
+  c.vocab_size = 49152;
+  c.d_model = 576;
+  c.n_layers = 30;
+  c.n_heads = 9;
+  c.n_kv_heads = 3;
+  c.d_ff = 1536;
+  c.max_len = 8192;
+  c.rope_theta = 100000;
+  return c;
+}
+
+// Weights in [-0.02, 0.02) from a cheap integer hash: decode time does not
+// depend on the values, and 163 million normal draws would take longer than
+// the measurement. Norm weights are 1, as initialised.
+GlassLM random_model(const Config& cfg) {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  return GlassLM::from_weights(
+      cfg, DType::float32, [&](const std::string& name, const Shape& shape) {
+        if (name.find("norm") != std::string::npos) return ones(shape);
+        Tensor t = zeros(shape);
+        float* p = t.mutable_data<float>();
+        for (std::size_t i = 0, n = t.size(); i < n; ++i) {
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          p[i] = float(double(state >> 40) / double(1ull << 24) - 0.5) * 0.04f;
+        }
+        return t;
+      });
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+DecodeFigures smollm2_decode(int runs) {
+  const Config cfg = smollm2_135m();
+  const GlassLM model = random_model(cfg);
+  DecodeFigures f;
+  f.threads = blas_info().threads;
+  // What one token reads: every weight but the embedding, of which one row.
+  for (const auto& [name, w] : model.named_parameters())
+    f.weight_bytes_per_token +=
+        name == "model.embed_tokens.weight" ? cfg.d_model * sizeof(float) : w.nbytes();
+
+  // The copy: a buffer twice the weights' size (far beyond any cache), split
+  // among as many threads as the products use, each copying its own part.
+  const std::size_t copy_bytes = 2 * f.weight_bytes_per_token;
+  std::vector<char> from(copy_bytes, 1), to(copy_bytes, 0);
+  auto copy = [&] {
+    std::vector<std::thread> workers;
+    const std::size_t part = copy_bytes / std::size_t(f.threads);
+    for (int t = 0; t < f.threads; ++t)
+      workers.emplace_back([&, t] {
+        const std::size_t begin = std::size_t(t) * part;
+        const std::size_t end = t + 1 == f.threads ? copy_bytes : begin + part;
+        std::memcpy(to.data() + begin, from.data() + begin, end - begin);
+      });
+    for (std::thread& w : workers) w.join();
+  };
+  // Reading alone (what decoding does to the weights): the copy above also
+  // writes every byte, so reading may be faster. 16 independent sums per
+  // thread, so that the loop runs at the memory's speed, not at one add's
+  // latency.
+  volatile float sink = 0;
+  const std::size_t part = copy_bytes / sizeof(float) / std::size_t(f.threads);
+  const std::size_t read_bytes = part * std::size_t(f.threads) * sizeof(float);
+  auto read = [&] {
+    std::vector<std::thread> workers;
+    const float* p = reinterpret_cast<const float*>(from.data());
+    for (int t = 0; t < f.threads; ++t)
+      workers.emplace_back([&, t] {
+        float acc[16] = {};
+        for (std::size_t i = std::size_t(t) * part; i + 16 <= (std::size_t(t) + 1) * part;
+             i += 16)
+          for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
+        float total = 0;
+        for (float a : acc) total += a;
+        sink = sink + total;
+      });
+    for (std::thread& w : workers) w.join();
+  };
+
+  // Decode: a prompt of 8 tokens, then `steps` tokens one at a time through
+  // the cache, as generate does (the cache stays short: the weights dominate).
+  no_grad guard;
+  const std::size_t steps = 16;
+  auto decode = [&] {
+    Cache cache = model.new_cache();
+    std::vector<std::int64_t> prompt{1, 9, 300, 4000, 7, 7, 48000, 9};
+    model.forward(prompt, &cache, 0);
+    auto start = Clock::now();
+    for (std::size_t i = 0; i < steps; ++i)
+      model.forward({std::int64_t((i * 7919) % cfg.vocab_size)}, &cache, 8 + i);
+    return std::chrono::duration<double>(Clock::now() - start).count() / double(steps);
+  };
+  decode();  // warm up
+  copy();
+  read();
+  std::vector<double> token_s, copy_s, read_s;
+  for (int r = 0; r < runs; ++r) {
+    token_s.push_back(decode());
+    copy_s.push_back(median_seconds(copy, 1));
+    read_s.push_back(median_seconds(read, 1));
+  }
+  f.tokens_per_s = 1.0 / median(token_s);
+  f.copy_bytes_per_s = double(copy_bytes) / median(copy_s);
+  f.read_bytes_per_s = double(read_bytes) / median(read_s);
+  f.floor_tokens_per_s = f.copy_bytes_per_s / double(f.weight_bytes_per_token);
+  return f;
+}
+
+void print_decode(const DecodeFigures& f) {
+  std::printf(
+      "\nDecoding at SmolLM2-135M's shape (30 layers, d_model 576, 9 query heads, 3 K/V\n"
+      "heads, vocab 49152), random float32 weights, %d thread(s), medians\n",
+      f.threads);
+  std::printf("  decode, one token at a time (tokens/s)          %10.1f\n",
+              f.tokens_per_s);
+  std::printf("  weights read per token (MB)                     %10.1f\n",
+              double(f.weight_bytes_per_token) / 1e6);
+  std::printf("  copy bandwidth, memcpy, same threads (GB/s)     %10.2f\n",
+              f.copy_bytes_per_s / 1e9);
+  std::printf("  floor: bandwidth / weights per token (tokens/s) %10.1f\n",
+              f.floor_tokens_per_s);
+  std::printf("  decode / floor                                  %10.2f\n",
+              f.tokens_per_s / f.floor_tokens_per_s);
+  std::printf("  read bandwidth, same threads (GB/s)             %10.2f\n",
+              f.read_bytes_per_s / 1e9);
+  std::printf("  decode / read floor                             %10.2f\n",
+              f.tokens_per_s * double(f.weight_bytes_per_token) / f.read_bytes_per_s);
+}
+
+void print_decode_json(const DecodeFigures& f, nlohmann::json& j) {
+  j["decode_smollm2_135m_tokens_per_s"] = f.tokens_per_s;
+  j["decode_smollm2_135m_weight_bytes_per_token"] = f.weight_bytes_per_token;
+  j["decode_smollm2_135m_copy_bytes_per_s"] = f.copy_bytes_per_s;
+  j["decode_smollm2_135m_floor_tokens_per_s"] = f.floor_tokens_per_s;
+  j["decode_smollm2_135m_over_floor"] = f.tokens_per_s / f.floor_tokens_per_s;
+  j["decode_smollm2_135m_read_bytes_per_s"] = f.read_bytes_per_s;
+  j["decode_smollm2_135m_over_read_floor"] =
+      f.tokens_per_s * double(f.weight_bytes_per_token) / f.read_bytes_per_s;
+  j["decode_smollm2_135m_threads"] = f.threads;
+}
+
+}  // namespace glassllm::cli
