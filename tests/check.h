@@ -13,8 +13,24 @@
 #include "glassllm/engine/custom_op.h"
 #include "glassllm/engine/gradcheck.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
 
 namespace glassllm::test {
+
+/// Runs the products on `n` threads until the end of the scope, then puts the
+/// thread count back, so a test that needs one thread leaves the default to
+/// the tests run after it in the same process (blas_info's test checks it).
+struct BlasThreadsForScope {
+  int previous;
+  explicit BlasThreadsForScope(int n) : previous(blas_info().threads) {
+    set_blas_threads(n);
+  }
+  ~BlasThreadsForScope() {
+    if (previous > 0) set_blas_threads(previous);  // 0: the system backend's own
+  }
+  BlasThreadsForScope(const BlasThreadsForScope&) = delete;
+  BlasThreadsForScope& operator=(const BlasThreadsForScope&) = delete;
+};
 
 /// Checks shape and every value (row-major) within `tol`, printing the first
 /// mismatch with its flat index.

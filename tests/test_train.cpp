@@ -1,8 +1,8 @@
 // test_train.cpp: the training loop end to end: it learns copy, resume
 // repeats an uninterrupted run bit for bit, an interrupted save loses
 // nothing, and a run is never overwritten silently. Runs single-threaded
-// (set_blas_threads(1)): with the system backend results repeat bit for bit
-// only for one thread count.
+// (BlasThreadsForScope, set_blas_threads(1)): with the system backend results repeat bit
+// for bit only for one thread count.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -78,7 +78,7 @@ std::vector<std::vector<double>> losses(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("train_step: one SGD update w - lr * clipped grad, with the loss and norm") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   Tokenizer tok;
   auto task = make_task("copy", tok);
   Batch batch = make_batch(*task, tok, 0, 0, 2, 40, Split::train);
@@ -144,7 +144,7 @@ TEST_CASE("train_step leaves the weights alone when the loss is not finite") {
 }
 
 TEST_CASE("a short training run lowers the copy loss below half its start") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun run("learns_copy");
   TrainOptions o = tiny(run.path, 800);
   // Big enough to learn the induction pattern (two layers: one to note each
@@ -179,7 +179,7 @@ TEST_CASE("a short training run lowers the copy loss below half its start") {
 }
 
 TEST_CASE("resume continues bit for bit: the same losses as a run that never stopped") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun whole("resume_whole"), split("resume_split");
   std::ostringstream out;
   REQUIRE(train(tiny(whole.path, 12), false, out).status == TrainStatus::finished);
@@ -212,7 +212,7 @@ TEST_CASE("resume continues bit for bit: the same losses as a run that never sto
 }
 
 TEST_CASE("an interrupted save never loses the last good checkpoint") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun run("interrupted_save");
   std::ostringstream out;
   TrainOptions o = tiny(run.path, 8);
@@ -245,7 +245,7 @@ TEST_CASE("an interrupted save never loses the last good checkpoint") {
 }
 
 TEST_CASE("a run is never overwritten, and resume refuses other model sizes") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun run("refusals");
   std::ostringstream out;
   REQUIRE(train(tiny(run.path, 2), false, out).status == TrainStatus::finished);
@@ -262,7 +262,7 @@ TEST_CASE("a run is never overwritten, and resume refuses other model sizes") {
 }
 
 TEST_CASE("train touches only folders it made, and one training at a time") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun run("folders");
   std::ostringstream out;
   // A user's own folder named like train's temporary one: refused, kept.
@@ -317,7 +317,7 @@ TEST_CASE("run_folder: trailing slashes go, '.' and '..' become absolute") {
 }
 
 TEST_CASE("a non-finite loss stops before the update and keeps the last checkpoint") {
-  set_blas_threads(1);
+  test::BlasThreadsForScope one_thread(1);
   TempRun run("diverges");
   TrainOptions o = tiny(run.path, 10);
   o.optimizer = "sgd";
