@@ -412,10 +412,17 @@ function renderGrads() {
   const t = state.trace,
     d = t.doc,
     s = currentStep();
-  if (!d.options.grads) {
+  // Without gradients in the trace there is nothing to chart: the layer
+  // choice and the empty axes are hidden rather than shown blank.
+  const hasGrads = Boolean(d.options.grads);
+  $("grads-controls").hidden = !hasGrads;
+  $("grads-chart").hidden = !hasGrads;
+  if (!hasGrads) {
     $("grads-summary").textContent =
-      "This trace has no gradients. Make one with glassllm trace --grads to see which positions each chosen token depended on.";
-    drawBars($("grads-chart"), [], [], null, fmt);
+      "This trace has no gradients. Make one with glassllm trace --grads to see which positions each chosen token depended on." +
+      ($("target-form").hidden
+        ? ""
+        : " Or type a target continuation below: the page computes its loss and gradients itself.");
     $("grads-readout").textContent = "";
     return;
   }

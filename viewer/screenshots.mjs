@@ -36,6 +36,8 @@ glassllm(
   "256",
 );
 glassllm("trace", at("big"), "--prompt", "C abcXYZ=", "--steps", "1", "--html", at("big.html"));
+// The page that runs the model itself (needs the WebAssembly engine built).
+glassllm("inspector", "--out", at("live.html"));
 
 const { context, close } = await launch();
 const page = await context.newPage();
@@ -84,6 +86,21 @@ await page.click('#timeline [data-step="3"]');
 await shot("grads");
 await open("big.html", 1600, 1000);
 await shot("big");
+// The live page on a projector: a prompt typed and generated, then a target
+// continuation's loss and gradients.
+await page.setViewportSize({ width: 1024, height: 768 });
+await page.goto(fileUrl(at("live.html")));
+await page.evaluate(() => window.glassllm.ready);
+await page.fill("#live-prompt", "R stressed=");
+await page.click("#live-generate");
+await page.waitForSelector('#timeline [data-step="1"]');
+await shot("live");
+await page.click("[data-tab=grads]");
+await page.fill("#live-target", "desserts");
+await page.click("#live-grads");
+await page.waitForSelector("#target-chart:not([hidden])");
+await page.evaluate(() => document.getElementById("target-form").scrollIntoView());
+await shot("live-grads");
 await close();
 fs.rmSync(work, { recursive: true, force: true });
 console.log("wrote inspector-*.png to " + out);

@@ -127,8 +127,13 @@ test(
   { skip },
   async () => {
     const page = await openLive();
-    await page.fill("#live-prompt", PROMPT);
+    await generateByHand(page, PROMPT, 2);
     await page.click('[data-tab="grads"]');
+    // A live trace has no gradients of its own: no empty chart, and the
+    // summary points to the target box.
+    assert.ok(await page.isHidden("#grads-chart"));
+    assert.ok(await page.isHidden("#grads-controls"));
+    assert.match(await page.textContent("#grads-summary"), /type a target continuation below/);
     await page.fill("#live-target", "hello");
     await page.click("#live-grads");
     await page.waitForSelector("#target-summary:not([hidden])");
