@@ -54,6 +54,13 @@ double median_seconds(const std::function<void()>& f, int runs, int inner) {
   return t[std::size_t(runs / 2)];
 }
 
+TokenBatch random_token_batch(Rng& rng, std::size_t B, std::size_t T, std::size_t vocab) {
+  TokenBatch t(B, std::vector<std::int64_t>(T));
+  for (auto& row : t)
+    for (auto& id : row) id = std::int64_t(rng.randint(vocab));
+  return t;
+}
+
 namespace {
 
 struct BenchArgs {
@@ -235,11 +242,8 @@ ModelFigures model_figures(DType dt, int runs) {
   ModelFigures f;
   f.dtype = dtype_name(dt);
   Rng rng(7);
-  auto random_tokens = [&](std::size_t B, std::size_t T_) {
-    TokenBatch t(B, std::vector<std::int64_t>(T_));
-    for (auto& row : t)
-      for (auto& id : row) id = std::int64_t(rng.randint(cfg.vocab_size));
-    return t;
+  auto random_tokens = [&](std::size_t rows, std::size_t len) {
+    return random_token_batch(rng, rows, len, cfg.vocab_size);
   };
   TokenBatch prompt128 = random_tokens(1, cfg.max_len);
   {

@@ -8,12 +8,19 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "glassllm/engine/tensor.h"
+#include "glassllm/model/model.h"
+
 namespace glassllm::cli {
 
 // Median over `runs` of the seconds one call of f takes, each run timing
 // `inner` calls back to back (so a call shorter than the clock's resolution
 // is still measured). One untimed run first warms caches and BLAS buffers.
 double median_seconds(const std::function<void()>& f, int runs, int inner = 1);
+
+// B rows of T token ids drawn uniformly from [0, vocab): the inputs of the
+// model benchmarks (their figures do not depend on which tokens they are).
+TokenBatch random_token_batch(Rng& rng, std::size_t B, std::size_t T, std::size_t vocab);
 
 struct AttentionFigures {
   double grouped_ms = 0, repeat_kv_ms = 0, floor_ms = 0;

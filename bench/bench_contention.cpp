@@ -54,11 +54,8 @@ ContentionFigures contention(int runs) {
   cfg.vocab_size = Tokenizer().vocab_size();
   GlassLM model(cfg, 0, DType::float32);
   Rng rng(7);
-  auto random_tokens = [&](std::size_t B, std::size_t T_) {
-    TokenBatch t(B, std::vector<std::int64_t>(T_));
-    for (auto& row : t)
-      for (auto& id : row) id = std::int64_t(rng.randint(cfg.vocab_size));
-    return t;
+  auto random_tokens = [&](std::size_t rows, std::size_t len) {
+    return random_token_batch(rng, rows, len, cfg.vocab_size);
   };
   TokenBatch prompt128 = random_tokens(1, cfg.max_len);
   TokenBatch tokens = random_tokens(16, cfg.max_len),
