@@ -438,7 +438,9 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("model: parameter(name) reaches the same weight as the public member") {
+// The two tests of named weights below: sizes that differ from one another
+// (vocab 11, d_model 8, d_ff 12), so a weight given the wrong shape shows.
+static Config named_weights_config() {
   Config cfg;
   cfg.vocab_size = 11;
   cfg.d_model = 8;
@@ -447,6 +449,11 @@ TEST_CASE("model: parameter(name) reaches the same weight as the public member")
   cfg.n_kv_heads = 1;
   cfg.d_ff = 12;
   cfg.max_len = 8;
+  return cfg;
+}
+
+TEST_CASE("model: parameter(name) reaches the same weight as the public member") {
+  const Config cfg = named_weights_config();
   GlassLM model(cfg, 0);
   CHECK(model.parameter("model.layers.1.mlp.up_proj.weight").is(model.layers[1].up_proj));
   CHECK(model.parameter("lm_head.weight").is(model.lm_head));
@@ -459,14 +466,7 @@ TEST_CASE("model: parameter(name) reaches the same weight as the public member")
 }
 
 TEST_CASE("model: from_weights uses the given tensors as they are, in named order") {
-  Config cfg;
-  cfg.vocab_size = 11;
-  cfg.d_model = 8;
-  cfg.n_layers = 2;
-  cfg.n_heads = 2;
-  cfg.n_kv_heads = 1;
-  cfg.d_ff = 12;
-  cfg.max_len = 8;
+  const Config cfg = named_weights_config();
   const GlassLM seeded(cfg, 0);  // for the names and shapes it has
   const auto want = seeded.named_parameters();
   std::vector<std::string> asked;

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root } from "../tests/viewer/browser.mjs";
+import { launch, glassllm, initWideModel, fileUrl, root } from "../tests/viewer/browser.mjs";
 
 const out = path.resolve(process.argv[2] || "docs/images");
 fs.mkdirSync(out, { recursive: true });
@@ -19,22 +19,7 @@ const trace = (...args) => glassllm("trace", model, "--prompt", prompt, "--steps
 trace("--html", at("r.html"), "--out", at("r.json"));
 trace("--attention", "grouped", "--out", at("g.json"));
 trace("--grads", "--html", at("d.html"));
-// A model with as many layers and heads as a 1B one (random weights).
-glassllm(
-  "init",
-  "--out",
-  at("big"),
-  "--n-layers",
-  "30",
-  "--n-heads",
-  "32",
-  "--n-kv-heads",
-  "8",
-  "--d-model",
-  "256",
-  "--d-ff",
-  "256",
-);
+initWideModel(at("big"));
 glassllm("trace", at("big"), "--prompt", "C abcXYZ=", "--steps", "1", "--html", at("big.html"));
 // The page that runs the model itself (needs the WebAssembly engine built).
 glassllm("inspector", "--out", at("live.html"));

@@ -59,6 +59,28 @@ export function glassllm(...args) {
   return execFileSync(bin, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+// A model as wide as a real 1B one in layers and heads (30 layers, 32 query
+// heads sharing 8 K/V heads; the widths small, the weights random), written
+// to `dir`: the inspector's layer and head selection and its summary maps
+// are shown and tested on it.
+export function initWideModel(dir) {
+  glassllm(
+    "init",
+    "--out",
+    dir,
+    "--n-layers",
+    "30",
+    "--n-heads",
+    "32",
+    "--n-kv-heads",
+    "8",
+    "--d-model",
+    "256",
+    "--d-ff",
+    "256",
+  );
+}
+
 export function fileUrl(p) {
   return "file://" + path.resolve(p);
 }

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
+import { launch, glassllm, initWideModel, fileUrl, root, readTrace } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-projector-"));
@@ -43,22 +43,7 @@ before(async () => {
   trace("demo-b", demo, PROMPT, "--steps", "6", "--attention", "grouped", "--precision", "0");
   glassllm("init", "--out", at("m"));
   trace("untrained", at("m"), PROMPT, "--steps", "2");
-  // A model as wide as a real 1B one in heads and layers (the widths small).
-  glassllm(
-    "init",
-    "--out",
-    at("big"),
-    "--n-layers",
-    "30",
-    "--n-heads",
-    "32",
-    "--n-kv-heads",
-    "8",
-    "--d-model",
-    "256",
-    "--d-ff",
-    "256",
-  );
+  initWideModel(at("big"));
   trace("big", at("big"), "C abc=", "--steps", "1");
   browser = await launch();
 });
