@@ -468,32 +468,37 @@ TEST_CASE("blas_info names the backend and its kernels and uses every core by de
 TEST_CASE(
     "a few rows against a long operand (attention's grouped decode step) match plain "
     "loops") {
-  // M = 4 query rows against m = 300 keys of hd = 64 (matmul_t), then the
-  // probabilities [4, 300] @ values [300, 64] (matmul): the shapes that
-  // bypass OpenBLAS's packing. Checked against sums written out as loops.
+  // M query rows against m = 301 keys of hd = 64 or 40 (matmul_t), then the
+  // probabilities [M, 301] @ values [301, hd] (matmul): the shapes that
+  // bypass OpenBLAS's packing. 301 keys leave a remainder after the blocks of
+  // keys done together, and hd = 40 is not a whole number of batches (it takes
+  // the one-key-at-a-time path). Checked against sums written out as loops.
+  const std::size_t m = 301;
   for (DType dt : {DType::float32, DType::float64}) {
     CAPTURE(dtype_name(dt));
-    for (std::size_t M : {2, 4, 5, 8}) {
-      CAPTURE(M);
-      Tensor q = randn({1, 2, M, 64}, 1, dt), k = randn({1, 2, 300, 64}, 2, dt);
-      Tensor p = randn({1, 2, M, 300}, 3, dt), v = randn({1, 2, 300, 64}, 4, dt);
-      Tensor s = matmul_t(q, k), o = matmul(p, v);
-      double tol = dt == DType::float32 ? 1e-3 : 1e-10;
-      for (std::size_t h = 0; h < 2; ++h)
-        for (std::size_t i = 0; i < M; ++i) {
-          for (std::size_t j = 0; j < 300; j += 37) {
-            double dot = 0;
-            for (std::size_t d = 0; d < 64; ++d)
-              dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
-            CHECK(s.at({0, h, i, j}) == doctest::Approx(dot).epsilon(tol));
+    for (std::size_t hd : {64, 40})
+      for (std::size_t M : {2, 3, 4, 5, 8}) {
+        CAPTURE(hd);
+        CAPTURE(M);
+        Tensor q = randn({1, 2, M, hd}, 1, dt), k = randn({1, 2, m, hd}, 2, dt);
+        Tensor p = randn({1, 2, M, m}, 3, dt), v = randn({1, 2, m, hd}, 4, dt);
+        Tensor s = matmul_t(q, k), o = matmul(p, v);
+        double tol = dt == DType::float32 ? 1e-3 : 1e-10;
+        for (std::size_t h = 0; h < 2; ++h)
+          for (std::size_t i = 0; i < M; ++i) {
+            for (std::size_t j = 0; j < m; ++j) {
+              double dot = 0;
+              for (std::size_t d = 0; d < hd; ++d)
+                dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
+              CHECK(s.at({0, h, i, j}) == doctest::Approx(dot).epsilon(tol));
+            }
+            for (std::size_t d = 0; d < hd; d += 9) {
+              double sum = 0;
+              for (std::size_t j = 0; j < m; ++j)
+                sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
+              CHECK(o.at({0, h, i, d}) == doctest::Approx(sum).epsilon(tol));
+            }
           }
-          for (std::size_t d = 0; d < 64; d += 9) {
-            double sum = 0;
-            for (std::size_t j = 0; j < 300; ++j)
-              sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
-            CHECK(o.at({0, h, i, d}) == doctest::Approx(sum).epsilon(tol));
-          }
-        }
-    }
+      }
   }
 }

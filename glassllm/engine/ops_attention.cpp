@@ -300,11 +300,9 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         const T_* xr = in + row * m;
         T_* yr = y + row * m;
         const std::size_t n = visible[row % T];
-        T_ mx = xr[0];
-        for (std::size_t j = 1; j < n; ++j) mx = std::max(mx, xr[j]);
-        T_ total = vmath::exp_shifted_sum(xr, yr, n, mx);
-        const T_ inv = T_(1) / total;
-        for (std::size_t j = 0; j < n; ++j) yr[j] *= inv;
+        // Shifted by the row's largest score, so exp never overflows.
+        const T_ total = vmath::exp_shifted_sum(xr, yr, n, vmath::max(xr, n));
+        vmath::scale(yr, n, T_(1) / total);
         std::fill(yr + n, yr + m, T_(0));  // the hidden keys
       }
     });

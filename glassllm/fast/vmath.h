@@ -1,5 +1,5 @@
-// vmath.h (private): exp, sigmoid and SiLU over contiguous arrays, vectorised
-// with xsimd.
+// vmath.h (private): exp, sigmoid, SiLU, max, sums and scaling over contiguous
+// arrays, vectorised with xsimd.
 //
 // The compiler will not vectorise a loop that calls std::exp (it may set
 // errno, and glibc's vector exp is only offered under -ffast-math, which we
@@ -44,13 +44,50 @@ V sigmoid(const V& v) {
   return V(1) / (V(1) + exp(-v));
 }
 
-/// out[i] = exp(in[i] - shift); returns the sum of the outputs. in == out is fine.
+/// The largest of in[0 .. n), n >= 1, a batch of lanes at a time. (A NaN
+/// makes a softmax row NaN however it is compared here: exp(NaN) joins the sum.)
+template <class T>
+T max(const T* in, std::size_t n) {
+  using B = xsimd::batch<T>;
+  T best = in[0];
+  std::size_t i = 0;
+  if (n >= B::size) {
+    B lanes = B::load_unaligned(in);
+    for (i = B::size; i + B::size <= n; i += B::size)
+      lanes = xsimd::max(B::load_unaligned(in + i), lanes);
+    alignas(64) T each[B::size];
+    lanes.store_aligned(each);
+    for (T v : each) best = v > best ? v : best;
+  }
+  for (; i < n; ++i) best = in[i] > best ? in[i] : best;
+  return best;
+}
+
+/// out[i] = exp(in[i] - shift); returns the sum of the outputs, added up in
+/// one batch of lane sums (a single running total would wait for each add to
+/// finish: 3 ms of the exaone-shaped decode step's 37). in == out is fine.
 template <class T>
 T exp_shifted_sum(const T* in, T* out, std::size_t n, T shift) {
-  map(in, out, n, [shift](auto v) { return exp(v - decltype(v)(shift)); });
-  T total = 0;
-  for (std::size_t i = 0; i < n; ++i) total += out[i];
+  using B = xsimd::batch<T>;
+  B sums(T(0));
+  std::size_t i = 0;
+  for (; i + B::size <= n; i += B::size) {
+    B e = exp(B::load_unaligned(in + i) - B(shift));
+    e.store_unaligned(out + i);
+    sums += e;
+  }
+  T total = xsimd::hadd(sums);
+  for (; i < n; ++i) {
+    out[i] = std::exp(in[i] - shift);
+    total += out[i];
+  }
   return total;
+}
+
+/// x[i] *= factor.
+template <class T>
+void scale(T* x, std::size_t n, T factor) {
+  map(x, x, n, [factor](auto v) { return v * decltype(v)(factor); });
 }
 
 }  // namespace glassllm::vmath
