@@ -346,11 +346,14 @@ TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every l
   };
   // full forward; a cache (queries at 5.., keys from 0); no cache at start 5
   // (keys from 5 too); grouped rows (G = 2 heads of T = 3 queries); a fixed
-  // buffer of 8 slots of which 6 are written (queries 3..5).
+  // buffer of 8 slots of which 6 are written (queries 3..5); long rows of a
+  // 37-slot buffer (queries 30..32 see 31..33 keys: whole batches of lanes
+  // and a remainder in the vectorised max, exp and sum).
   for (const Case& c :
        {Case{"full", {2, 2, 4, 4}, 0, 0, 4}, Case{"cache", {1, 2, 2, 7}, 5, 0, 2},
         Case{"offset", {1, 1, 3, 3}, 5, 5, 3}, Case{"grouped", {1, 2, 6, 5}, 2, 0, 3},
-        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3}}) {
+        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3},
+        Case{"long rows", {1, 2, 3, 37}, 30, 0, 3}}) {
     SUBCASE(c.name) {
       std::size_t R = c.shape[2], m = c.shape[3];
       Tensor x = randn(c.shape, 21, DType::float64);
