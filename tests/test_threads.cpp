@@ -91,3 +91,34 @@ TEST_CASE("a training step's loss and gradients are the same bits on 1 and 3 thr
   }
   CHECK(std::isfinite(one[0][0]));
 }
+
+TEST_CASE("the pool counts the cores other programs leave it from /proc's CPU times") {
+  using namespace pool::detail;
+  unsigned long long ticks = 0;
+  // /proc/stat's first line: user nice system idle iowait irq softirq steal
+  // guest guest_nice; busy = all but idle and iowait = 3162031 + 137966 +
+  // 655009 + 0 + 1367 + 2552.
+  REQUIRE(all_cores_busy_ticks(
+      "cpu  3162031 137966 655009 1439992 6964 0 1367 2552 0 0\n", ticks));
+  CHECK(ticks == 3958925ULL);
+  CHECK_FALSE(all_cores_busy_ticks("intr 1 2 3\n", ticks));
+  CHECK_FALSE(all_cores_busy_ticks("cpu  1 2 3\n", ticks));  // too few fields
+  // /proc/self/stat: utime and stime are fields 14 and 15 (here 150 and 23),
+  // counted after the name, which may itself hold spaces and ')'.
+  const char* self =
+      "4242 (my prog) (x) R 1 4242 4242 0 -1 4194560 500 0 0 0 150 23 0 0 20 0 3 0 "
+      "100 1000 100\n";
+  REQUIRE(own_ticks(self, ticks));
+  CHECK(ticks == 173ULL);
+  CHECK_FALSE(own_ticks("4242 no parenthesis\n", ticks));
+  CHECK_FALSE(own_ticks("4242 (short) R 1 2\n", ticks));
+  // 2 cores: others using about a whole core leave one; less than half a
+  // core is noise (CPU time comes in 10 ms ticks); never fewer than 1.
+  CHECK(free_cores(2, 0.0) == 2);
+  CHECK(free_cores(2, 0.3) == 2);
+  CHECK(free_cores(2, -0.1) == 2);  // the two counts sampled apart
+  CHECK(free_cores(2, 0.9) == 1);
+  CHECK(free_cores(2, 1.1) == 1);
+  CHECK(free_cores(2, 6.0) == 1);
+  CHECK(free_cores(8, 2.6) == 5);
+}

@@ -11,6 +11,10 @@
 // counter, and a waiting thread sleeps after a spin of a few microseconds.
 #include "glassllm/fast/pool.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
 #include "glassllm/fast/blas_internal.h"  // default_blas_threads
 
 // WebAssembly built without -pthread, or the page's engine
@@ -22,18 +26,46 @@
 #endif
 
 #ifndef GLASSLLM_NO_THREADS
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
+#ifdef __linux__
+#include <unistd.h>  // sysconf
+#endif
 #endif
 
 namespace glassllm::pool {
+
+bool detail::all_cores_busy_ticks(const char* line, unsigned long long& ticks) {
+  unsigned long long user, nice, system, idle, iowait, irq, softirq, steal;
+  if (std::sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice,
+                  &system, &idle, &iowait, &irq, &softirq, &steal) != 8)
+    return false;
+  // Steal is time the host gave to other machines: taken from us too.
+  ticks = user + nice + system + irq + softirq + steal;
+  return true;
+}
+
+bool detail::own_ticks(const char* line, unsigned long long& ticks) {
+  // The name (field 2, in parentheses) may hold spaces and ')': count from
+  // the last ')', after which comes field 3, the state.
+  const char* rest = std::strrchr(line, ')');
+  unsigned long long utime, stime;
+  if (!rest ||
+      std::sscanf(rest + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+                  &utime, &stime) != 2)
+    return false;
+  ticks = utime + stime;
+  return true;
+}
+
+int detail::free_cores(int cores, double others_cores) {
+  return std::max(1, cores - int(std::max(0.0, others_cores) + 0.5));
+}
 
 #ifdef GLASSLLM_NO_THREADS
 
@@ -69,7 +101,9 @@ bool spin_until(Ready ready, std::chrono::microseconds spin) {
 }
 
 constexpr std::chrono::microseconds kSpin{50};
-constexpr std::chrono::milliseconds kLoadPeriod{20};
+// How often free_cores() looks again: CPU time is counted in ticks of 10 ms,
+// so a shorter period would see mostly rounding.
+constexpr std::chrono::milliseconds kLoadPeriod{100};
 
 class Pool {
  public:
@@ -134,30 +168,58 @@ class Pool {
     int helpers = 0;  // workers 0..helpers-1 take part
   };
 
-  // Cores not kept busy by other threads, ours excepted, as /proc/loadavg's
-  // count of running threads said at most kLoadPeriod ago. On a machine
-  // where every core is taken, a helper would only wait for a core, and the
-  // loop would wait for it; the loop then runs on the calling thread alone.
+  // Cores that other programs leave free: the number of cores, less the CPU
+  // time everyone else used over the last kLoadPeriod or more, in cores
+  // (rounded). On a machine where every core is taken, a helper would only
+  // wait for a core, and the loop would wait for it; the loop then runs on
+  // the calling thread alone. CPU time, not /proc/loadavg's count of running
+  // threads: on the 2-core virtual machine that count included a thread that
+  // used no CPU at all, and a quiet training step then ran on one core
+  // (95 -> 120 ms).
   int free_cores() {
 #ifdef __linux__
     auto now = std::chrono::steady_clock::now();
-    if (now - load_checked_ > kLoadPeriod) {
-      load_checked_ = now;
-      int running = 0;
-      if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
-        if (std::fscanf(f, "%*f %*f %*f %d", &running) != 1) running = 0;
-        std::fclose(f);
+    if (now - load_checked_ >= kLoadPeriod) {
+      CpuTicks ticks = cpu_ticks();
+      if (ticks.valid && last_ticks_.valid) {
+        double seconds = std::chrono::duration<double>(now - load_checked_).count();
+        // Both counts only grow, but they are sampled apart: the difference
+        // can dip below 0 (detail::free_cores reads that as 0).
+        double others =
+            (double(ticks.all - last_ticks_.all) - double(ticks.own - last_ticks_.own)) /
+            ticks_per_second_ / seconds;  // in cores
+        free_cores_ = detail::free_cores(cores_, others);
       }
-      // Running now: this thread, the workers not asleep, and the others.
-      int ours = 1 + int(workers_.size()) - sleepers_.load();
-      int others = std::max(0, running - ours);
-      free_cores_ = std::max(1, cores_ - others);
+      last_ticks_ = ticks;
+      load_checked_ = now;
     }
     return free_cores_;
 #else
     return cores_;
 #endif
   }
+
+#ifdef __linux__
+  struct CpuTicks {
+    unsigned long long all = 0, own = 0;
+    bool valid = false;
+  };
+  static CpuTicks cpu_ticks() {
+    CpuTicks t;
+    char line[1024];
+    bool all = false, own = false;
+    if (std::FILE* f = std::fopen("/proc/stat", "r")) {
+      all = std::fgets(line, sizeof line, f) && detail::all_cores_busy_ticks(line, t.all);
+      std::fclose(f);
+    }
+    if (std::FILE* f = std::fopen("/proc/self/stat", "r")) {
+      own = std::fgets(line, sizeof line, f) && detail::own_ticks(line, t.own);
+      std::fclose(f);
+    }
+    t.valid = all && own;
+    return t;
+  }
+#endif
 
   // Runs tasks until none is left. A task that throws stops the loop: the
   // others are skipped, and run() rethrows the first exception.
@@ -210,6 +272,10 @@ class Pool {
   const int cores_ = int(std::max(1u, std::thread::hardware_concurrency()));
   std::chrono::steady_clock::time_point load_checked_{};
   int free_cores_ = cores_;
+#ifdef __linux__
+  CpuTicks last_ticks_;
+  const double ticks_per_second_ = double(std::max(1L, sysconf(_SC_CLK_TCK)));
+#endif
 };
 
 Pool& the_pool() {

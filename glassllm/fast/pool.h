@@ -70,6 +70,17 @@ struct InTask {
   InTask(const InTask&) = delete;
   InTask& operator=(const InTask&) = delete;
 };
+
+// How the pool tells how many cores other programs leave it (pool.cpp),
+// split out so that tests can feed it lines of their own. CPU time in clock
+// ticks: busy time of all cores from /proc/stat's first line ("cpu  user
+// nice system idle iowait irq softirq steal ..."), and this process's own
+// from /proc/self/stat (utime + stime, fields 14 and 15). Each returns false
+// when the line does not parse.
+bool all_cores_busy_ticks(const char* proc_stat_line, unsigned long long& ticks);
+bool own_ticks(const char* self_stat_line, unsigned long long& ticks);
+// cores, less the cores' worth of CPU time others used (rounded), at least 1.
+int free_cores(int cores, double others_cores);
 }  // namespace detail
 
 inline bool inside_task() {
