@@ -20,13 +20,6 @@ std::vector<std::size_t> unravel(std::size_t flat, const Shape& shape) {
   return index;
 }
 
-std::string index_str(const std::vector<std::size_t>& index) {
-  std::string s = "(";
-  for (std::size_t i = 0; i < index.size(); ++i)
-    s += (i ? "," : "") + std::to_string(index[i]);
-  return s + (index.size() == 1 ? ",)" : ")");
-}
-
 // L = sum(f(x) * R), in double.
 double projected(const TensorFn& f, const std::vector<Tensor>& xs, const Tensor& r) {
   Tensor out = f(xs);
@@ -127,7 +120,7 @@ std::string GradCheckResult::message() const {
   for (const InputCheck& c : inputs) {
     os << (op.empty() ? "gradcheck" : op) << ": input " << c.input << " "
        << shape_str(c.shape) << (c.passed ? " passed" : " FAILED") << ": worst index "
-       << index_str(c.worst_index) << " analytic " << c.analytic << " numeric "
+       << shape_str(c.worst_index) << " analytic " << c.analytic << " numeric "
        << c.numeric << ", max abs err " << c.max_abs_err << ", max rel err "
        << c.max_rel_err << " (eps " << options.eps << ", atol " << options.atol
        << ", rtol " << options.rtol << ", float64)\n";

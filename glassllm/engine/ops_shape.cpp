@@ -150,8 +150,10 @@ Tensor reshape(const Tensor& x, const std::vector<std::int64_t>& shape) {
   int infer = -1;
   auto fail = [&](const std::string& why) {
     std::string requested = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-      requested += (i ? "," : "") + std::to_string(shape[i]);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      if (i > 0) requested += ",";
+      requested += std::to_string(shape[i]);
+    }
     requested += shape.size() == 1 ? ",)" : ")";
     throw std::invalid_argument("reshape: cannot reshape " + shape_str(x.shape()) + " (" +
                                 std::to_string(x.size()) + " elements) into " +

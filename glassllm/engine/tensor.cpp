@@ -148,11 +148,8 @@ double Tensor::at(const std::vector<std::size_t>& index) const {
   bool ok = index.size() == s.size();
   for (std::size_t i = 0; ok && i < s.size(); ++i) ok = index[i] < s[i];
   if (!ok) {
-    std::string idx = "(";
-    for (std::size_t i = 0; i < index.size(); ++i)
-      idx += (i ? "," : "") + std::to_string(index[i]);
-    throw std::out_of_range("at: index " + idx + ") is out of range for shape " +
-                            shape_str(s));
+    throw std::out_of_range("at: index " + shape_str(index) +
+                            " is out of range for shape " + shape_str(s));
   }
   std::size_t flat = 0;
   for (std::size_t i = 0; i < s.size(); ++i) flat = flat * s[i] + index[i];
