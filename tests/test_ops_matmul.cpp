@@ -106,6 +106,7 @@ TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape
   };
   const Case cases[] = {
       {{1, 64}, {64, 300}},          // one row: GEMV
+      {{1, 37}, {37, 21}},           // one row, K and N not whole batches of lanes
       {{5}, {2, 5, 7}},              // 1-D a against a batch
       {{2, 3, 4}, {4}},              // batch against 1-D b
       {{2, 4, 300}, {2, 300, 64}},   // probs @ values, few rows, K >= 256
