@@ -1,8 +1,8 @@
 // blas.cpp: every matrix product in GlassLM ends here, in one gemm(). It
-// handles the shapes that need no library (an empty sum), sends one-row
-// products to a matrix-vector product and a few rows against a long operand
-// to the kernels below, and passes everything else to the backend chosen at
-// configure time with -DGLASSLLM_BLAS (CMakeLists.txt):
+// handles the shapes that need no library (an empty sum), sends a few rows
+// (or one row against a weight matrix) against a long operand to the kernels
+// below, and passes everything else to the backend chosen at configure time
+// with -DGLASSLLM_BLAS (CMakeLists.txt):
 //
 //   openblas  backends/openblas.cpp  OpenBLAS, opened at run time (Linux)
 //   system    backends/system.cpp    the BLAS CMake's FindBLAS found, via CBLAS
