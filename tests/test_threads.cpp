@@ -3,9 +3,15 @@
 // task runs on that thread, and a training step computes the same bits on
 // one thread as on three (the work is cut by sizes, never by thread count).
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
@@ -122,3 +128,80 @@ TEST_CASE("the pool counts the cores other programs leave it from /proc's CPU ti
   CHECK(free_cores(2, 6.0) == 1);
   CHECK(free_cores(8, 2.6) == 5);
 }
+
+#ifdef __linux__
+// Each task keeps its thread busy for about a millisecond and notes which
+// thread ran it, on which core.
+struct TaskPlace {
+  std::thread::id thread;
+  int cpu;
+};
+static std::vector<TaskPlace> run_busy_tasks(std::size_t n) {
+  std::vector<TaskPlace> places(n);
+  pool::parallel_for(n, [&](std::size_t i) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    places[i] = {std::this_thread::get_id(), sched_getcpu()};
+  });
+  return places;
+}
+
+TEST_CASE("a worker that finds itself on the calling thread's core moves off it") {
+  cpu_set_t original;
+  REQUIRE(sched_getaffinity(0, sizeof original, &original) == 0);
+  if (CPU_COUNT(&original) < 2) {
+    MESSAGE("skipped: this process may use only one core");
+    return;
+  }
+  const int previous = blas_info().threads;
+  set_blas_threads(2);
+  const auto me = std::this_thread::get_id();
+  // Find a core the worker runs on (it takes part only if the machine
+  // leaves the pool a second core).
+  int worker_cpu = -1;
+  for (int attempt = 0; attempt < 5 && worker_cpu < 0; ++attempt)
+    for (const TaskPlace& p : run_busy_tasks(20))
+      if (p.thread != me) worker_cpu = p.cpu;
+  if (worker_cpu < 0) {
+    MESSAGE("skipped: the worker took no task (the other cores are busy)");
+    set_blas_threads(previous);
+    return;
+  }
+  // Keep every other core busy, so that the system has no idle core to
+  // wake the worker on, and move the calling thread onto the worker's core:
+  // the worker, still there, must leave it before it takes a task.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &original) && cpu != worker_cpu)
+      busy.emplace_back([&stop, cpu] {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        while (!stop.load(std::memory_order_relaxed)) {
+        }
+      });
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(worker_cpu, &only);
+  REQUIRE(sched_setaffinity(0, sizeof only, &only) == 0);
+  int worker_tasks = 0;
+  for (int attempt = 0; attempt < 5 && worker_tasks == 0; ++attempt)
+    for (const TaskPlace& p : run_busy_tasks(20)) {
+      CHECK(p.cpu >= 0);
+      if (p.thread == me) {
+        CHECK(p.cpu == worker_cpu);
+      } else {
+        ++worker_tasks;
+        CHECK(p.cpu != worker_cpu);
+      }
+    }
+  stop = true;
+  for (std::thread& t : busy) t.join();
+  sched_setaffinity(0, sizeof original, &original);
+  set_blas_threads(previous);
+  if (worker_tasks == 0) MESSAGE("the worker took no task beside the pinned caller");
+}
+#endif

@@ -5,9 +5,11 @@
 // and the pool's workers take the next task number from one counter until
 // none is left, so a thread that the system has paused (another program is
 // using its core) simply takes fewer tasks and the others do its share. Idle
-// workers sleep on a condition variable after a short spin: they cost nothing
-// while the program computes on one thread, and do not fight other programs
-// for the cores between loops.
+// workers sleep on a condition variable after a short spin (none after a long
+// loop): they cost nothing while the program computes on one thread, and do
+// not fight other programs for the cores between loops. On Linux a worker
+// keeps off the core of the thread that started the loop, so that the two do
+// not end up sharing one core while another program has the other.
 //
 // How the work is cut into tasks depends only on the sizes, never on the
 // thread count, and each task writes only its own outputs: results are the
