@@ -31,4 +31,13 @@ template <class T>
 void gemv(bool trans, std::size_t rows, std::size_t cols, T alpha, const T* A,
           std::size_t lda, const T* x, std::size_t incx, T beta, T* y);
 
+// Each backend file ends with GLASSLLM_BACKEND_INSTANCES(float) and
+// GLASSLLM_BACKEND_INSTANCES(double): the versions of its gemm and gemv that
+// blas.cpp calls, compiled where their templates are defined.
+#define GLASSLLM_BACKEND_INSTANCES(T)                                                   \
+  template void gemm<T>(bool, bool, std::size_t, std::size_t, std::size_t, T, const T*, \
+                        std::size_t, const T*, std::size_t, T, T*, std::size_t);        \
+  template void gemv<T>(bool, std::size_t, std::size_t, T, const T*, std::size_t,       \
+                        const T*, std::size_t, T, T*);
+
 }  // namespace glassllm::backend

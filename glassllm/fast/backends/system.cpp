@@ -94,15 +94,7 @@ void gemv(bool trans, std::size_t rows, std::size_t cols, T alpha, const T* A,
                 as_blas_int(lda), x, as_blas_int(incx), beta, y, 1);
 }
 
-template void gemm<float>(bool, bool, std::size_t, std::size_t, std::size_t, float,
-                          const float*, std::size_t, const float*, std::size_t, float,
-                          float*, std::size_t);
-template void gemm<double>(bool, bool, std::size_t, std::size_t, std::size_t, double,
-                           const double*, std::size_t, const double*, std::size_t, double,
-                           double*, std::size_t);
-template void gemv<float>(bool, std::size_t, std::size_t, float, const float*,
-                          std::size_t, const float*, std::size_t, float, float*);
-template void gemv<double>(bool, std::size_t, std::size_t, double, const double*,
-                           std::size_t, const double*, std::size_t, double, double*);
+GLASSLLM_BACKEND_INSTANCES(float)
+GLASSLLM_BACKEND_INSTANCES(double)
 
 }  // namespace glassllm::backend
