@@ -5,7 +5,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -147,7 +146,7 @@ static std::vector<TaskPlace> run_busy_tasks(std::size_t n) {
   return places;
 }
 
-TEST_CASE("a worker that finds itself on the calling thread's core moves off it") {
+TEST_CASE("a worker keeps off the core of the thread that started the loop") {
   cpu_set_t original;
   REQUIRE(sched_getaffinity(0, sizeof original, &original) == 0);
   if (CPU_COUNT(&original) < 2) {
@@ -168,9 +167,13 @@ TEST_CASE("a worker that finds itself on the calling thread's core moves off it"
     set_blas_threads(previous);
     return;
   }
-  // Keep every other core busy, so that the system has no idle core to
-  // wake the worker on, and move the calling thread onto the worker's core:
+  // Move the calling thread onto the worker's core, and keep every other
+  // core busy, so that the system has no idle core to wake the worker on:
   // the worker, still there, must leave it before it takes a task.
+  cpu_set_t only;
+  CPU_ZERO(&only);
+  CPU_SET(worker_cpu, &only);
+  REQUIRE(sched_setaffinity(0, sizeof only, &only) == 0);
   std::atomic<bool> stop{false};
   std::vector<std::thread> busy;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
@@ -183,10 +186,6 @@ TEST_CASE("a worker that finds itself on the calling thread's core moves off it"
         while (!stop.load(std::memory_order_relaxed)) {
         }
       });
-  cpu_set_t only;
-  CPU_ZERO(&only);
-  CPU_SET(worker_cpu, &only);
-  REQUIRE(sched_setaffinity(0, sizeof only, &only) == 0);
   int worker_tasks = 0;
   for (int attempt = 0; attempt < 5 && worker_tasks == 0; ++attempt)
     for (const TaskPlace& p : run_busy_tasks(20)) {

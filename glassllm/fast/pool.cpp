@@ -109,9 +109,13 @@ constexpr std::chrono::microseconds kLongJob{100};
 // so a shorter period would see mostly rounding.
 constexpr std::chrono::milliseconds kLoadPeriod{100};
 
-// The cores a worker may run on (Linux; elsewhere it does nothing).
+// The cores a worker may run on, and the core a thread runs on (Linux;
+// elsewhere: none known, and keep_off does nothing).
 struct CpuSet {
 #ifdef __linux__
+  static int current() {
+    return sched_getcpu();
+  }  // -1 if unknown
   cpu_set_t cpus;
   bool valid = false;
   static CpuSet of_this_thread() {
@@ -132,6 +136,9 @@ struct CpuSet {
     sched_setaffinity(0, sizeof others, &others);
   }
 #else
+  static int current() {
+    return -1;
+  }
   static CpuSet of_this_thread() {
     return {};
   }
@@ -178,7 +185,7 @@ class Pool {
       // A worker that joined the previous loop too late to get a task may
       // still hold its job: let it go before the job changes.
       done_.wait(lock, [&] { return active_.load() == 0; });
-      job_ = {task, context, n, helpers, current_cpu()};
+      job_ = {task, context, n, helpers, CpuSet::current()};
       next_.store(0);
       error_ = nullptr;
       generation_.fetch_add(1, std::memory_order_release);
@@ -202,14 +209,6 @@ class Pool {
     int helpers = 0;      // workers 0..helpers-1 take part
     int caller_cpu = -1;  // the core the calling thread ran on, -1 if unknown
   };
-
-  static int current_cpu() {
-#ifdef __linux__
-    return sched_getcpu();
-#else
-    return -1;
-#endif
-  }
 
   // Cores that other programs leave free: the number of cores, less the CPU
   // time everyone else used over the last kLoadPeriod or more, in cores
