@@ -170,6 +170,31 @@ TEST_CASE("rmsnorm backward is r * (dout - y * mean(dout * y))") {
   }
 }
 
+TEST_CASE("rmsnorm over rows longer than one batch of SIMD lanes") {
+  // 37 values per row: whole batches of 8 or 16 lanes and a remainder in the
+  // vectorised sums. Expected: docs/design.md's formula, y = x / sqrt(mean(x^2)
+  // + eps), as a plain loop in long double.
+  const std::size_t rows = 3, D = 37;
+  const double eps = 1e-5;
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor x = randn({rows, D}, 15, dt);
+      std::vector<double> xs = x.to_vector(), expected(xs.size());
+      for (std::size_t r = 0; r < rows; ++r) {
+        long double squares = 0;
+        for (std::size_t j = 0; j < D; ++j)
+          squares += (long double)xs[r * D + j] * xs[r * D + j];
+        long double inv_rms = 1 / std::sqrt(squares / D + eps);
+        for (std::size_t j = 0; j < D; ++j)
+          expected[r * D + j] = double(xs[r * D + j] * inv_rms);
+      }
+      check_values(rmsnorm(x, eps), expected, dt == DType::float32 ? 1e-5 : 1e-13);
+    }
+  }
+  check_gradient([&](const Tensor& t) { return rmsnorm(t, eps); },
+                 randn({rows, D}, 16, DType::float64));
+}
+
 TEST_CASE("rmsnorm rejects a tensor without a last axis and a negative eps") {
   CHECK_THROWS_WITH_AS(
       rmsnorm(scalar(2.0)),

@@ -222,6 +222,33 @@ TEST_CASE("cross_entropy backward matches finite differences") {
       randn({2, 3, 5}, 31, DType::float64));
 }
 
+TEST_CASE("cross_entropy over rows longer than one batch of SIMD lanes") {
+  // 37 classes: whole batches of 8 or 16 lanes and a remainder in the
+  // vectorised max, exp and sum. Expected: each row's log-sum-exp minus its
+  // target logit, added up in long double by the plain formula.
+  const std::size_t rows = 4, C = 37;
+  const std::vector<std::int64_t> targets{0, 36, -100, 17};
+  for (DType dt : {DType::float32, DType::float64}) {
+    SUBCASE(dtype_name(dt)) {
+      Tensor logits = randn({rows, C}, 32, dt) * 3.0;
+      std::vector<double> z = logits.to_vector();
+      long double total = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (targets[r] < 0) continue;
+        long double sum_exp = 0;
+        for (std::size_t c = 0; c < C; ++c)
+          sum_exp += std::exp((long double)z[r * C + c]);
+        total += std::log(sum_exp) - z[r * C + std::size_t(targets[r])];
+      }
+      double tol = dt == DType::float32 ? 1e-5 : 1e-12;
+      CHECK(cross_entropy(logits, targets).item() ==
+            doctest::Approx(double(total / 3)).epsilon(tol));
+    }
+  }
+  check_gradient([&](const Tensor& x) { return cross_entropy(x, targets); },
+                 randn({rows, C}, 33, DType::float64));
+}
+
 TEST_CASE("cross_entropy rejects bad targets, naming the position") {
   Tensor logits = zeros({4, 5});
   CHECK_THROWS_WITH_AS(

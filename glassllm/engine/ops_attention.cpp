@@ -91,10 +91,10 @@ Tensor rmsnorm(const Tensor& x, double eps) {
     pool::parallel_ranges(rows, pool::grain(D), [&](std::size_t first, std::size_t last) {
       for (std::size_t row = first; row < last; ++row) {
         const T* xr = in + row * D;
-        T squares = 0;
-        for (std::size_t j = 0; j < D; ++j) squares += xr[j] * xr[j];
-        rr[row] = T(1) / std::sqrt(squares / T(D) + T(eps));
-        for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * rr[row];
+        const T squares = vmath::dot(xr, xr, D);
+        const T r_row = T(1) / std::sqrt(squares / T(D) + T(eps));
+        rr[row] = r_row;
+        for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * r_row;
       }
     });
   });
@@ -117,12 +117,11 @@ Tensor rmsnorm(const Tensor& x, double eps) {
                               [&](std::size_t first, std::size_t last) {
                                 for (std::size_t row = first; row < last; ++row) {
                                   std::size_t o = row * D;
-                                  T dot = 0;
+                                  // mean(dout * y)
+                                  T mean_gy = vmath::dot(g + o, yv + o, D) / T(D);
+                                  const T r_row = rr[row];
                                   for (std::size_t j = 0; j < D; ++j)
-                                    dot += g[o + j] * yv[o + j];
-                                  T mean_gy = dot / T(D);  // mean(dout * y)
-                                  for (std::size_t j = 0; j < D; ++j)
-                                    d[o + j] = rr[row] * (g[o + j] - yv[o + j] * mean_gy);
+                                    d[o + j] = r_row * (g[o + j] - yv[o + j] * mean_gy);
                                 }
                               });
       });
@@ -322,8 +321,7 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
             rows, pool::grain(m), [&](std::size_t first, std::size_t last) {
               for (std::size_t row = first; row < last; ++row) {
                 const std::size_t o = row * m, n = visible[row % T];
-                T_ dot = 0;
-                for (std::size_t j = 0; j < n; ++j) dot += g[o + j] * yv[o + j];
+                const T_ dot = vmath::dot(g + o, yv + o, n);
                 for (std::size_t j = 0; j < n; ++j)
                   d[o + j] = yv[o + j] * (g[o + j] - dot);
                 std::fill(d + o + n, d + o + m, T_(0));  // hidden keys get no gradient
