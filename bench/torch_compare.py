@@ -2,7 +2,8 @@
 """torch_compare.py: GlassLM's training step and decoding against eager PyTorch,
 on the same machine in the same run, as ratios.
 
-  bench/torch_compare.py [--glassllm build/glassllm] [--runs 11] [--threads N]
+  bench/torch_compare.py [--glassllm build/glassllm] [--runs 11] [--rounds 3]
+                         [--threads N]
 
 Builds the model of `glassllm bench` in plain PyTorch ops (default config:
 vocabulary 99, d_model 128, 4 layers, 4 query heads sharing 2 K/V heads,
@@ -12,10 +13,14 @@ and times what the bench times:
     weight, gradients zeroed (no optimizer step);
   - decoding: an 8-token prompt, then 120 one-token steps through a cache
     that grows by concatenation, repeat_kv attention.
-Then it runs `glassllm bench --json`, times PyTorch once more (so that a
-change in the machine's load between the two shows), and prints both, with
-GlassLM's time over PyTorch's. PyTorch uses the bench's thread count, with
-OpenMP's passive waiting (OMP_WAIT_POLICY=PASSIVE, set before torch loads).
+The two programs take turns: PyTorch, `glassllm bench --json`, PyTorch, ...,
+--rounds runs of the bench in all, each between two timings of PyTorch.
+A round's ratio is GlassLM's figure over the median of the PyTorch timings
+on either side of it, so that a change in the machine's load shows in the
+ratios rather than in one of them; the summary is the median round. (On a
+shared virtual machine PyTorch's training step has varied from 135 to 217
+ms within one run.) PyTorch uses the bench's thread count, with OpenMP's
+passive waiting (OMP_WAIT_POLICY=PASSIVE, set before torch loads).
 Needs /usr/bin/python3 with python3-torch (Debian 12: 1.13). Not part of CI.
 """
 import argparse
@@ -140,37 +145,53 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--glassllm", default="build/glassllm", help="the glassllm tool")
     p.add_argument("--runs", type=int, default=11, help="repetitions per figure")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="runs of glassllm bench, each between two timings of PyTorch")
     p.add_argument("--threads", type=int, default=0,
                    help="PyTorch's threads (default: the bench's blas_threads)")
     a = p.parse_args()
     if a.runs < 1:
         sys.exit(f"torch_compare: --runs {a.runs}: need at least 1")
+    if a.rounds < 1:
+        sys.exit(f"torch_compare: --rounds {a.rounds}: need at least 1")
     if not os.access(a.glassllm, os.X_OK):
         sys.exit(f"torch_compare: --glassllm {a.glassllm}: not an executable; build first")
 
     threads = a.threads or os.cpu_count()
     torch.set_num_threads(threads)
-    before = torch_figures(a.runs)
-    out = subprocess.run([a.glassllm, "bench", "--json", "--runs", str(a.runs)],
-                         check=True, capture_output=True, text=True).stdout
-    ours = json.loads(out)
-    if not a.threads and ours["blas_threads"] != threads:
-        threads = ours["blas_threads"]
-        torch.set_num_threads(threads)
-    after = torch_figures(a.runs)
-    t_train = statistics.median([before["train_step_ms"], after["train_step_ms"]])
-    t_decode = statistics.median([before["decode_tokens_per_s"],
-                                  after["decode_tokens_per_s"]])
-    g_train, g_decode = ours["train_step_ms_float32"], ours["decode_tokens_per_s_float32"]
+    theirs = [torch_figures(a.runs)]
+    ours = []
+    for _ in range(a.rounds):
+        out = subprocess.run([a.glassllm, "bench", "--json", "--runs", str(a.runs)],
+                             check=True, capture_output=True, text=True).stdout
+        ours.append(json.loads(out))
+        if not a.threads and ours[-1]["blas_threads"] != threads:
+            threads = ours[-1]["blas_threads"]
+            torch.set_num_threads(threads)
+        theirs.append(torch_figures(a.runs))
+
+    # (name, GlassLM's key, PyTorch's key, format, goal): ratios are GlassLM
+    # over PyTorch for times, and the same for rates (so > 1 is faster).
+    rows = [("training step, 16 x 128 (ms)", "train_step_ms_float32", "train_step_ms",
+             ".1f", "goal <= 0.5"),
+            ("decode, 120 steps (tokens/s)", "decode_tokens_per_s_float32",
+             "decode_tokens_per_s", ".0f", "goal >= 10")]
     print(f"threads: PyTorch {threads} (torch {torch.__version__}), "
-          f"GlassLM {ours['blas_threads']} ({ours['blas_backend']}, {ours['blas_core']})")
-    print(f"{'':34} {'GlassLM':>10} {'PyTorch':>10} {'ratio':>8}  (PyTorch before / after)")
-    print(f"{'training step, 16 x 128 (ms)':34} {g_train:10.1f} {t_train:10.1f} "
-          f"{g_train / t_train:8.2f}  ({before['train_step_ms']:.1f} / "
-          f"{after['train_step_ms']:.1f}; goal <= 0.5)")
-    print(f"{'decode, 120 steps (tokens/s)':34} {g_decode:10.0f} {t_decode:10.0f} "
-          f"{g_decode / t_decode:8.2f}  ({before['decode_tokens_per_s']:.0f} / "
-          f"{after['decode_tokens_per_s']:.0f}; goal >= 10)")
+          f"GlassLM {ours[0]['blas_threads']} ({ours[0]['blas_backend']}, "
+          f"{ours[0]['blas_core']}); {a.rounds} round(s)")
+    print(f"{'':32} {'round':>5} {'GlassLM':>9} {'PyTorch':>9} {'ratio':>7}"
+          "  (PyTorch before / after)")
+    for name, our_key, their_key, fmt, goal in rows:
+        ratios = []
+        for r, figures in enumerate(ours):
+            before, after = theirs[r][their_key], theirs[r + 1][their_key]
+            theirs_median = statistics.median([before, after])
+            ratios.append(figures[our_key] / theirs_median)
+            print(f"{name if r == 0 else '':32} {r + 1:5} {figures[our_key]:9{fmt}} "
+                  f"{theirs_median:9{fmt}} {ratios[-1]:7.2f}  "
+                  f"({before:{fmt}} / {after:{fmt}})")
+        print(f"{'':32} {'median':>5} {'':9} {'':9} {statistics.median(ratios):7.2f}  "
+              f"({goal})")
 
 
 if __name__ == "__main__":
