@@ -108,8 +108,7 @@ namespace {
 struct InitArgs {
   std::string out;
   std::size_t vocab_size = 0;  // 0: the default tokenizer's
-  std::size_t d_model = 128, n_layers = 4, n_heads = 4, n_kv_heads = 2, d_ff = 384,
-              max_len = 128;
+  Config sizes;                // kSizeFlags' fields, the design's by default
   std::uint64_t seed = 0;
   std::string dtype = "float32";
 };
@@ -150,14 +149,8 @@ Checkpoint load(const std::string& command, const std::string& dir,
 
 int init(const InitArgs& a) {
   Tokenizer tokenizer;
-  Config cfg;
+  Config cfg = a.sizes;
   cfg.vocab_size = a.vocab_size ? a.vocab_size : tokenizer.vocab_size();
-  cfg.d_model = a.d_model;
-  cfg.n_layers = a.n_layers;
-  cfg.n_heads = a.n_heads;
-  cfg.n_kv_heads = a.n_kv_heads;
-  cfg.d_ff = a.d_ff;
-  cfg.max_len = a.max_len;
   cfg.validate();
   const DType dtype = parse_dtype(a.dtype);
   // Never over a checkpoint (or a run) the user already has.
@@ -323,13 +316,8 @@ Command register_init(CLI::App& app) {
   add_whole(sub, "--vocab-size", a->vocab_size,
             "Vocabulary size (default: the character tokenizer's)", 1, kMaxSize)
       ->default_str("");
-  add_whole(sub, "--d-model", a->d_model, "Residual width", 1, kMaxSize);
-  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks", 1, kMaxSize);
-  add_whole(sub, "--n-heads", a->n_heads, "Query heads", 1, kMaxSize);
-  add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads (must divide --n-heads)",
-            1, kMaxSize);
-  add_whole(sub, "--d-ff", a->d_ff, "Hidden width of the MLP", 1, kMaxSize);
-  add_whole(sub, "--max-len", a->max_len, "Longest window", 1, kMaxSize);
+  for (const SizeFlag& size : kSizeFlags)
+    add_whole(sub, size.flag, a->sizes.*size.field, size.help, 1, kMaxSize);
   add_whole(sub, "--seed", a->seed, "Initialisation seed", 0, UINT64_MAX);
   sub->add_option("--dtype", a->dtype, "float32 or float64")->capture_default_str();
   return {sub, [a] { return init(*a); }};

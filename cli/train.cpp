@@ -38,7 +38,7 @@ struct TrainArgs {
       eval_batches, save_every;
   std::optional<double> lr, min_lr_ratio, weight_decay, momentum, clip;
   std::optional<std::uint64_t> seed;
-  std::optional<std::size_t> d_model, n_layers, n_heads, n_kv_heads, d_ff, max_len;
+  std::optional<std::size_t> sizes[std::size(kSizeFlags)];  // one per size flag
   std::optional<int> threads;
   bool resume = false;
 };
@@ -90,12 +90,7 @@ int train(const TrainArgs& a) {
     // The sizes of the checkpoint fine-tuned are the defaults; flags override
     // (and must then agree with it).
     const Config c = load_checkpoint(*a.init_from).model.config();
-    o.model.d_model = c.d_model;
-    o.model.n_layers = c.n_layers;
-    o.model.n_heads = c.n_heads;
-    o.model.n_kv_heads = c.n_kv_heads;
-    o.model.d_ff = c.d_ff;
-    o.model.max_len = c.max_len;
+    for (const SizeFlag& size : kSizeFlags) o.model.*size.field = c.*size.field;
   }
   // Options a run may change on resume are reported when changed; the
   // others (task, seed, dtype, optimizer, sizes) must equal the run's, and
@@ -125,12 +120,8 @@ int train(const TrainArgs& a) {
   set("--momentum", o.momentum, a.momentum);
   set("--clip", o.clip, a.clip);
   set("--seed", o.seed, a.seed, false);
-  set("--d-model", o.model.d_model, a.d_model, false);
-  set("--n-layers", o.model.n_layers, a.n_layers, false);
-  set("--n-heads", o.model.n_heads, a.n_heads, false);
-  set("--n-kv-heads", o.model.n_kv_heads, a.n_kv_heads, false);
-  set("--d-ff", o.model.d_ff, a.d_ff, false);
-  set("--max-len", o.model.max_len, a.max_len, false);
+  for (std::size_t i = 0; i < std::size(kSizeFlags); ++i)
+    set(kSizeFlags[i].flag, o.model.*kSizeFlags[i].field, a.sizes[i], false);
   // With the system backend the thread count can change the last digits of
   // products (openblas and builtin: never, test_threads.cpp): a new run
   // records the one it uses (GLASSLLM_THREADS, else 1, unless
@@ -243,14 +234,12 @@ Command register_train(CLI::App& app) {
             "Held-out batches per evaluation (default 4)", 1, kMaxSize);
   add_whole(sub, "--save-every", a->save_every,
             "Checkpoint every N steps, 0: only at the end (default 500)", 0, kMaxSteps);
-  add_whole(sub, "--d-model", a->d_model, "Residual width (default 128)", 1, kMaxSize);
-  add_whole(sub, "--n-layers", a->n_layers, "Transformer blocks (default 2)", 1,
-            kMaxSize);
-  add_whole(sub, "--n-heads", a->n_heads, "Query heads (default 4)", 1, kMaxSize);
-  add_whole(sub, "--n-kv-heads", a->n_kv_heads, "Key/value heads (default 2)", 1,
-            kMaxSize);
-  add_whole(sub, "--d-ff", a->d_ff, "Hidden width of the MLP (default 256)", 1, kMaxSize);
-  add_whole(sub, "--max-len", a->max_len, "Tokens per row (default 40)", 1, kMaxSize);
+  const Config defaults = TrainOptions{}.model;  // what a new run gets without the flag
+  for (std::size_t i = 0; i < std::size(kSizeFlags); ++i)
+    add_whole(sub, kSizeFlags[i].flag, a->sizes[i],
+              std::string(kSizeFlags[i].help) + " (default " +
+                  std::to_string(defaults.*kSizeFlags[i].field) + ")",
+              1, kMaxSize);
   add_whole(sub, "--threads", a->threads,
             "BLAS threads (default: the run's, else GLASSLLM_THREADS, else 1, which is "
             "fastest for the default model on a shared machine)",

@@ -12,6 +12,11 @@ for f in model.safetensors config.json glassllm_tokenizer.json; do
   [ -f "$work/tiny/$f" ] || fail "init wrote no $f"
 done
 grep -q '"torch_dtype": "float64"' "$work/tiny/config.json" || fail "torch_dtype not float64"
+# Each size flag lands in its own config.json field.
+for field in '"hidden_size": 16' '"num_hidden_layers": 2' '"num_attention_heads": 4' \
+  '"num_key_value_heads": 2' '"intermediate_size": 24' '"max_position_embeddings": 16'; do
+  grep -q "$field" "$work/tiny/config.json" || fail "config.json lacks $field"
+done
 one_line_error "n_kv_heads (3) must divide n_heads (4)" "$bin" init --out "$work/bad" --n-kv-heads 3
 [ ! -e "$work/bad" ] || fail "a failed init left a folder behind"
 

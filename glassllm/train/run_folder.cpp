@@ -144,12 +144,8 @@ void start_from_checkpoint(GlassLM& model, const Tokenizer& tokenizer,
                                   std::to_string(here) + " here; pass " + flag + " " +
                                   std::to_string(there));
   };
-  same("--d-model", from.d_model, to.d_model);
-  same("--n-layers", from.n_layers, to.n_layers);
-  same("--n-heads", from.n_heads, to.n_heads);
-  same("--n-kv-heads", from.n_kv_heads, to.n_kv_heads);
-  same("--d-ff", from.d_ff, to.d_ff);
-  same("--max-len", from.max_len, to.max_len);
+  for (const SizeFlag& size : kSizeFlags)
+    same(size.flag, from.*size.field, to.*size.field);
   if (!source.tokenizer)
     throw std::invalid_argument("--init-from " + dir +
                                 ": has no glassllm_tokenizer.json to match tokens by");

@@ -84,6 +84,24 @@ struct Config {
   void validate() const;
 };
 
+/// The sizes a user picks for a new model, each with its command-line flag
+/// (glassllm init and glassllm train): the one list that parsing the flags,
+/// --init-from's check against a checkpoint and a resumed run's checks go
+/// through.
+struct SizeFlag {
+  const char* flag;            ///< "--d-model"
+  std::size_t Config::*field;  ///< &Config::d_model
+  const char* help;            ///< "Residual width"
+};
+inline constexpr SizeFlag kSizeFlags[] = {
+    {"--d-model", &Config::d_model, "Residual width"},
+    {"--n-layers", &Config::n_layers, "Transformer blocks"},
+    {"--n-heads", &Config::n_heads, "Query heads"},
+    {"--n-kv-heads", &Config::n_kv_heads, "Key/value heads, a divisor of --n-heads"},
+    {"--d-ff", &Config::d_ff, "Hidden width of the MLP"},
+    {"--max-len", &Config::max_len, "Longest window; in training, tokens per row"},
+};
+
 /// RoPE's hd/2 inverse frequencies for a config (theta, head_dim and the
 /// scaling above), computed in double.
 std::vector<double> rope_inv_freq(const Config& cfg);
