@@ -8,8 +8,8 @@
 // softmax, log_softmax and cross_entropy have fused backwards (one loop, no
 // temporaries): each could be composed from exp, sum and div, but the
 // composed graph would keep several [B, H, T, m] intermediates alive for
-// backward, and the fused formulas are short enough to read. The attention-specific ops
-// (repeat_kv, rmsnorm, rope) are in ops_attention.cpp.
+// backward, and the fused formulas are short enough to read. The
+// attention-specific ops (repeat_kv, rmsnorm, rope) are in ops_attention.cpp.
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -271,14 +271,10 @@ void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
     differ("--dtype", dtype_name(saved.dtype), dtype_name(now.dtype));
   if (now.optimizer != saved.optimizer)
     differ("--optimizer", saved.optimizer, now.optimizer);
-  const Config &a = now.model, &b = saved.model;
-  if (a.d_model != b.d_model) differ("--d-model", num(b.d_model), num(a.d_model));
-  if (a.n_layers != b.n_layers) differ("--n-layers", num(b.n_layers), num(a.n_layers));
-  if (a.n_heads != b.n_heads) differ("--n-heads", num(b.n_heads), num(a.n_heads));
-  if (a.n_kv_heads != b.n_kv_heads)
-    differ("--n-kv-heads", num(b.n_kv_heads), num(a.n_kv_heads));
-  if (a.d_ff != b.d_ff) differ("--d-ff", num(b.d_ff), num(a.d_ff));
-  if (a.max_len != b.max_len) differ("--max-len", num(b.max_len), num(a.max_len));
+  for (const SizeFlag& size : kSizeFlags) {
+    const std::size_t was = saved.model.*size.field, is = now.model.*size.field;
+    if (was != is) differ(size.flag, num(was), num(is));
+  }
 }
 
 // The lines of metrics.jsonl whose "step" is at most `step`: on resume, the
