@@ -56,6 +56,18 @@ namespace {
 // very copy the grouped path exists to avoid. These two kernels read B once,
 // in place. Used only for such shapes; everything else goes to the backend.
 
+// These kernels do a few multiply-adds per value of B they load, which keeps
+// fewer reads in flight than a plain copy does: the hardware prefetcher alone
+// left them at 1.5-1.8 times the time of reading B once (AMD EPYC with AVX2).
+// So each asks for B about kPrefetchBytes ahead of where it reads, in rows.
+// (exaone-4.0-1.2b-shaped decode step's attention, both kernels, 30 layers,
+// 2 threads: 40.5 -> 33 ms, against 23 ms for reading K and V once.)
+constexpr std::size_t kPrefetchBytes = 2048;
+
+std::size_t rows_ahead(std::size_t row_bytes) {
+  return std::max<std::size_t>(1, kPrefetchBytes / row_bytes);
+}
+
 // Stores alpha * value (+ beta * old) into c.
 template <class T>
 void put(T& c, T alpha, T value, T beta) {
@@ -100,6 +112,7 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
   const std::size_t KV = K / W * W;  // the part of each dot product done in batches
   std::size_t j = 0;
   const auto& lane = haddp_lanes<T>();
+  const std::size_t ahead = rows_ahead(K * sizeof(T)) * ldb;
   if constexpr (KEYS > 0)
     for (; j + KEYS <= N && KV == K; j += KEYS) {
       V acc[W];  // acc[key * MR + i]: row i of A against row j + key of B
@@ -108,7 +121,11 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
         V a[MR];
         for (std::size_t i = 0; i < MR; ++i) a[i] = V::load_unaligned(A + i * lda + k);
         for (std::size_t key = 0; key < KEYS; ++key) {
-          V bk = V::load_unaligned(B + (j + key) * ldb + k);
+          const T* b = B + (j + key) * ldb + k;
+          // Never faults, even past the end. Not for one row (GEMV):
+          // decoding gained nothing measurable from it.
+          if constexpr (MR > 1) __builtin_prefetch(b + ahead);
+          V bk = V::load_unaligned(b);
           for (std::size_t i = 0; i < MR; ++i)
             acc[key * MR + i] = xsimd::fma(a[i], bk, acc[key * MR + i]);
         }
@@ -147,8 +164,10 @@ void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
   constexpr std::size_t W = V::size;
   const std::size_t NV = N / W * W;  // the part done in whole batches
   std::vector<T> acc(MR * N, T(0));
+  const std::size_t ahead = rows_ahead(N * sizeof(T)) * ldb;
   for (std::size_t k = 0; k < K; ++k) {
     const T* b = B + k * ldb;
+    for (std::size_t j = 0; j < N; j += 64 / sizeof(T)) __builtin_prefetch(b + ahead + j);
     for (std::size_t i = 0; i < MR; ++i) {
       const T a = A[i * lda + k];
       T* row = acc.data() + i * N;
@@ -172,7 +191,10 @@ void few_rows_nn_regs(std::size_t K, T alpha, const T* A, std::size_t lda, const
   V acc[MR][NV];
   for (std::size_t i = 0; i < MR; ++i)
     for (std::size_t v = 0; v < NV; ++v) acc[i][v] = V(T(0));
+  const std::size_t ahead = rows_ahead(NV * W * sizeof(T)) * ldb;
   for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t v = 0; v < NV; v += 64 / sizeof(T) / W)
+      __builtin_prefetch(B + k * ldb + ahead + v * W);
     V b[NV];
     for (std::size_t v = 0; v < NV; ++v) b[v] = V::load_unaligned(B + k * ldb + v * W);
     for (std::size_t i = 0; i < MR; ++i) {
