@@ -60,8 +60,9 @@ namespace {
 // fewer reads in flight than a plain copy does: the hardware prefetcher alone
 // left them at 1.5-1.8 times the time of reading B once (AMD EPYC with AVX2).
 // So each asks for B about kPrefetchBytes ahead of where it reads, in rows.
-// (exaone-4.0-1.2b-shaped decode step's attention, both kernels, 30 layers,
-// 2 threads: 40.5 -> 33 ms, against 23 ms for reading K and V once.)
+// (exaone-4.0-1.2b-shaped decode step's attention, 30 layers, 2 threads:
+// 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms for
+// reading K and V once; docs/10.)
 constexpr std::size_t kPrefetchBytes = 2048;
 
 std::size_t rows_ahead(std::size_t row_bytes) {
