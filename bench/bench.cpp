@@ -50,8 +50,12 @@ double median_seconds(const std::function<void()>& f, int runs, int inner) {
     for (int i = 0; i < inner; ++i) f();
     s = std::chrono::duration<double>(Clock::now() - start).count() / inner;
   }
-  std::nth_element(t.begin(), t.begin() + runs / 2, t.end());
-  return t[std::size_t(runs / 2)];
+  return median(std::move(t));
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 TokenBatch random_token_batch(Rng& rng, std::size_t B, std::size_t T, std::size_t vocab) {
@@ -191,10 +195,6 @@ void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
       t_backend.push_back(median_seconds([&] { run(false); }, 1));
       t_builtin.push_back(median_seconds([&] { run(true); }, 1));
     }
-    auto median = [](std::vector<double> v) {
-      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-      return v[v.size() / 2];
-    };
     const double flops = 2.0 * sh.batch * sh.M * sh.N * sh.K;
     rows.push_back({std::string(sh.key) + "_" + d, sh.label,
                     sizeof(T) == 4 ? "float32" : "float64",

@@ -18,6 +18,9 @@ namespace glassllm::cli {
 // is still measured). One untimed run first warms caches and BLAS buffers.
 double median_seconds(const std::function<void()>& f, int runs, int inner = 1);
 
+// The median of v (the upper middle one for an even count).
+double median(std::vector<double> v);
+
 // B rows of T token ids drawn uniformly from [0, vocab): the inputs of the
 // model benchmarks (their figures do not depend on which tokens they are).
 TokenBatch random_token_batch(Rng& rng, std::size_t B, std::size_t T, std::size_t vocab);

@@ -95,10 +95,6 @@ AttentionFigures exaone_attention(int runs) {
     tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
     tr.push_back(median_seconds([&] { step(Attention::repeat_kv); }, 1));
   }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
   f.floor_ms = 1e3 * median(tf);
   f.floor_1thread_ms = 1e3 * median(tf1);
   f.grouped_ms = 1e3 * median(tg);
@@ -130,10 +126,6 @@ TracerFigures tracer_cost(int runs) {
         },
         1));
   }
-  auto median = [](std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
   f.prefill_ms = 1e3 * median(plain);
   f.traced_prefill_ms = 1e3 * median(traced);
   Tracer tracer;

@@ -39,11 +39,6 @@ class BusyLoop {
   std::thread thread_;
 };
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 // The same step and decode as model_figures in bench.cpp: a training step

@@ -57,11 +57,6 @@ GlassLM random_model(const Config& cfg) {
       });
 }
 
-double median(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 DecodeFigures smollm2_decode(int runs) {

@@ -17,6 +17,9 @@
 
 namespace glassllm::test {
 
+/// Both floating-point types, for tests that run once per dtype.
+inline constexpr DType kDtypes[] = {DType::float32, DType::float64};
+
 /// Runs the products on `n` threads until the end of the scope, then puts the
 /// thread count back, so a test that needs one thread leaves the default to
 /// the tests run after it in the same process (blas_info's test checks it).
@@ -31,6 +34,21 @@ struct BlasThreadsForScope {
   BlasThreadsForScope(const BlasThreadsForScope&) = delete;
   BlasThreadsForScope& operator=(const BlasThreadsForScope&) = delete;
 };
+
+/// Elementwise comparison with a relative-and-absolute tolerance; tol 0 and
+/// infinities mean exact equality.
+inline void check_values(const Tensor& t, const std::vector<double>& expected,
+                         double tol) {
+  std::vector<double> got = t.to_vector();
+  REQUIRE(got.size() == expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    if (tol == 0 || std::isinf(expected[i]))
+      CHECK(got[i] == expected[i]);
+    else
+      CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol));
+  }
+}
 
 /// Checks shape and every value (row-major) within `tol`, printing the first
 /// mismatch with its flat index.

@@ -1,6 +1,6 @@
 // Fixtures shared by the checkpoint tests (test_checkpoint.cpp,
-// test_safetensors.cpp): temporary folders, a tiny model and tokenizer, and
-// safetensors files built by hand, byte by byte.
+// test_safetensors.cpp, and test_files.cpp's folders): temporary folders, a
+// tiny model and tokenizer, and safetensors files built by hand, byte by byte.
 #pragma once
 
 #include <unistd.h>

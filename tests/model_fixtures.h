@@ -1,4 +1,5 @@
-// Fixtures shared by the model tests (test_model.cpp, test_generate.cpp): a
+// Fixtures shared by the model tests (test_model.cpp, test_generate.cpp, and
+// the tiny model of test_tracer.cpp and test_reference.cpp's kPaths): a
 // tiny configuration, token sequences, and small helpers on logits.
 #pragma once
 

@@ -40,7 +40,7 @@ Tensor repeat_kv_first_copy(const Tensor& x, std::size_t n_rep) {
       });
 }
 
-Config tiny_config() {
+Config gqa_config() {
   Config cfg;
   cfg.vocab_size = 9;
   cfg.d_model = 8;
@@ -258,7 +258,7 @@ TEST_CASE("run_exercise prints an unfinished exercise's message and fails it") {
 
 TEST_CASE(
     "Attention::custom calls custom_attention once per layer and checks its shape") {
-  GlassLM model(tiny_config(), 1, DType::float64);
+  GlassLM model(gqa_config(), 1, DType::float64);
   std::vector<std::int64_t> tokens{1, 2, 3, 4, 5};
   Tensor reference = model.forward(tokens);
   CHECK(std::string(attention_name(Attention::custom)) == "custom");
@@ -295,7 +295,7 @@ TEST_CASE(
 }
 
 TEST_CASE("KVCache::append_fn replaces concat and is checked") {
-  GlassLM model(tiny_config(), 2, DType::float64);
+  GlassLM model(gqa_config(), 2, DType::float64);
   no_grad guard;
   std::vector<std::int64_t> tokens{3, 1, 4, 1, 5};
   Tensor full = model.forward(tokens);

@@ -9,32 +9,16 @@
 #include <fstream>
 
 #include "check.h"
+#include "checkpoint_fixtures.h"
 #include "glassllm/model/budget.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/files.h"
 
 using namespace glassllm;
+namespace ckpt = glassllm::test::ckpt;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Folder {
-  fs::path path =
-      fs::temp_directory_path() / ("glassllm_test_files_" + std::to_string(::getpid()));
-  Folder() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~Folder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 std::size_t entries(const fs::path& dir) {
   return std::size_t(
@@ -44,7 +28,7 @@ std::size_t entries(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("read_regular_file: a FIFO, a folder and a device are refused at once") {
-  Folder dir;
+  ckpt::TempDir dir("files");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   // With no writer, open() without O_NONBLOCK would wait forever.
   CHECK_THROWS_WITH_AS(read_regular_file(dir / "fifo"),
@@ -64,8 +48,8 @@ TEST_CASE("read_regular_file: a FIFO, a folder and a device are refused at once"
 }
 
 TEST_CASE("read_regular_file: the size limit is checked before reading") {
-  Folder dir;
-  write_text(dir / "f", "0123456789");
+  ckpt::TempDir dir("files");
+  ckpt::write_text(dir / "f", "0123456789");
   CHECK(read_regular_file(dir / "f", 10) == "0123456789");
   CHECK_THROWS_WITH_AS(
       read_regular_file(dir / "f", 9, "a config file"),
@@ -75,8 +59,8 @@ TEST_CASE("read_regular_file: the size limit is checked before reading") {
 }
 
 TEST_CASE("write_file_safely: replaces the file whole, keeps its mode, leaves nothing") {
-  Folder dir;
-  write_text(dir / "out", "old");
+  ckpt::TempDir dir("files");
+  ckpt::write_text(dir / "out", "old");
   ::chmod((dir / "out").c_str(), 0600);
   write_file_safely(dir / "out", "new content");
   CHECK(read_regular_file(dir / "out") == "new content");
@@ -87,7 +71,7 @@ TEST_CASE("write_file_safely: replaces the file whole, keeps its mode, leaves no
 }
 
 TEST_CASE("write_file_safely: refuses what is not a regular file and a missing folder") {
-  Folder dir;
+  ckpt::TempDir dir("files");
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   CHECK_THROWS_WITH_AS(write_file_safely(dir / "fifo", "x"),
                        doctest::Contains("cannot write: it is a FIFO (named pipe)"),
@@ -107,9 +91,9 @@ TEST_CASE("write_file_safely: refuses what is not a regular file and a missing f
 }
 
 TEST_CASE("same_file: hard links, symbolic links, ./ and files not yet made") {
-  Folder dir;
-  write_text(dir / "a", "x");
-  write_text(dir / "b", "x");  // same content, another file
+  ckpt::TempDir dir("files");
+  ckpt::write_text(dir / "a", "x");
+  ckpt::write_text(dir / "b", "x");  // same content, another file
   fs::create_hard_link(dir / "a", dir / "hard");
   fs::create_symlink(dir / "a", dir / "soft");
   CHECK(same_file(dir / "a", dir / "hard"));
@@ -174,7 +158,7 @@ TEST_CASE("budget: parameter, cache and training estimates by hand") {
 }
 
 TEST_CASE("load_checkpoint: non-finite weights are refused, or listed when allowed") {
-  Folder dir;
+  ckpt::TempDir dir("files");
   Config c;
   c.vocab_size = 5;
   c.d_model = 8;

@@ -16,22 +16,9 @@
 
 using namespace glassllm;
 using glassllm::test::check_gradient;
+using glassllm::test::check_values;
 
 namespace {
-
-// Elementwise comparison with a relative-and-absolute tolerance; tol 0
-// means exact equality.
-void check_values(const Tensor& t, const std::vector<double>& expected, double tol) {
-  std::vector<double> got = t.to_vector();
-  REQUIRE(got.size() == expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    if (tol == 0)
-      CHECK(got[i] == expected[i]);
-    else
-      CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol));
-  }
-}
 
 // docs/design.md's RoPE, literally, for one vector x of length hd at position p:
 //   cos = [cos(a), cos(a)], sin = [sin(a), sin(a)], a_i = p * theta^(-2i/hd)

@@ -10,18 +10,18 @@
 #include <thread>
 #include <vector>
 
+#include "check.h"
 #include "glassllm/engine/naive_matmul.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 
 using namespace glassllm;
+using glassllm::test::kDtypes;
 
 namespace {
 
-const DType kDtypes[] = {DType::float32, DType::float64};
-
-void check_values(const Tensor& t, const Shape& shape,
-                  const std::vector<double>& expected) {
+void check_product(const Tensor& t, const Shape& shape,
+                   const std::vector<double>& expected) {
   CAPTURE(shape_str(t.shape()));
   REQUIRE(t.shape() == shape);
   std::vector<double> got = t.to_vector();
@@ -60,20 +60,20 @@ TEST_CASE("naive_matmul computes the definition on hand-worked products") {
       Tensor c = naive_matmul(tensor({{1, 2, 3}, {4, 5, 6}}, dt),
                               tensor({{7, 8}, {9, 10}, {11, 12}}, dt));
       CHECK(c.dtype() == dt);
-      check_values(c, {2, 2}, {58, 64, 139, 154});
+      check_product(c, {2, 2}, {58, 64, 139, 154});
       // 1-D operands: a row, a column, or both (a 0-d dot product).
       Tensor v = tensor({1, 2, 3}, dt), m = tensor({{1, 0}, {0, 1}, {1, 1}}, dt);
-      check_values(naive_matmul(v, v), {}, {14});     // 1+4+9
-      check_values(naive_matmul(v, m), {2}, {4, 5});  // [1+3, 2+3]
+      check_product(naive_matmul(v, v), {}, {14});     // 1+4+9
+      check_product(naive_matmul(v, m), {2}, {4, 5});  // [1+3, 2+3]
       // Batch (2,) against one matrix: [[1,2]] @ [[1],[10]] = 21, [[3,4]] @ ... = 43.
-      check_values(
+      check_product(
           naive_matmul(tensor({{{1, 2}}, {{3, 4}}}, dt), tensor({{1}, {10}}, dt)),
           {2, 1, 1}, {21, 43});
       // Both broadcast: a (2,1,1,2), b (1,3,2,1) -> (2,3,1,1); b_j = [[j], [1]].
       Tensor a4 = tensor({{{{1, 2}}}, {{{3, 4}}}}, dt);
       Tensor b4 = tensor({{{{0}, {1}}, {{1}, {1}}, {{2}, {1}}}}, dt);
       // a_i . [j, 1] = a_i0 * j + a_i1: i=0: 2, 3, 4; i=1: 4, 7, 10
-      check_values(naive_matmul(a4, b4), {2, 3, 1, 1}, {2, 3, 4, 4, 7, 10});
+      check_product(naive_matmul(a4, b4), {2, 3, 1, 1}, {2, 3, 4, 4, 7, 10});
     }
   }
 }
@@ -124,14 +124,14 @@ TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape
         Shape shape;
         std::vector<double> expected = naive(av, cs.as, bv, cs.bs, shape);
         Tensor a = from_vector(av, cs.as, dt), b = from_vector(bv, cs.bs, dt);
-        check_values(matmul(a, b), shape, expected);
+        check_product(matmul(a, b), shape, expected);
         if (a.ndim() >= 2 && b.ndim() >= 2) {  // the same product as a @ (b^T)^T
           Tensor bt = transpose(b, -2, -1);
-          check_values(matmul_t(a, bt), shape, expected);
+          check_product(matmul_t(a, bt), shape, expected);
         }
         if (b.ndim() == 2) {  // linear(x, w) = x @ w^T
           Tensor w = transpose(b, 0, 1);
-          check_values(linear(a, w), shape, expected);
+          check_product(linear(a, w), shape, expected);
         }
       }
       // q @ k^T with a few query rows and a long K (the few-rows kernel of
@@ -142,7 +142,7 @@ TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape
           naive_matmul(from_vector(qv, {1, 4, 32}, DType::float64),
                        transpose(from_vector(kv, {1, 300, 32}, DType::float64), 1, 2))
               .to_vector();
-      check_values(matmul_t(q, k), {1, 4, 300}, expected);
+      check_product(matmul_t(q, k), {1, 4, 300}, expected);
     }
   }
 }
@@ -155,7 +155,7 @@ TEST_CASE("matmul multiplies two matrices") {
       // [1*7+2*9+3*11, 1*8+2*10+3*12], [4*7+5*9+6*11, 4*8+5*10+6*12]
       Tensor c = matmul(a, b);
       CHECK(c.dtype() == dt);
-      check_values(c, {2, 2}, {58, 64, 139, 154});
+      check_product(c, {2, 2}, {58, 64, 139, 154});
     }
   }
 }
@@ -165,14 +165,14 @@ TEST_CASE("matmul promotes 1-D operands and removes the added axis, as np.matmul
     SUBCASE(dtype_name(dt)) {
       Tensor v = tensor({1, 2, 3}, dt);
       Tensor m = tensor({{1, 0}, {0, 1}, {1, 1}}, dt);  // (3,2)
-      check_values(matmul(v, v), {}, {14});             // 1+4+9, a 0-d result
-      check_values(matmul(v, m), {2}, {4, 5});          // [1+3, 2+3]
-      check_values(matmul(transpose(m, 0, 1), v), {2}, {4, 5});
+      check_product(matmul(v, v), {}, {14});            // 1+4+9, a 0-d result
+      check_product(matmul(v, m), {2}, {4, 5});         // [1+3, 2+3]
+      check_product(matmul(transpose(m, 0, 1), v), {2}, {4, 5});
       // v @ stack of two matrices: (3,) @ (2,3,2) -> (2,2)
       Tensor stack = concat({unsqueeze(m, 0), unsqueeze(m * 2.0, 0)}, 0);
-      check_values(matmul(v, stack), {2, 2}, {4, 5, 8, 10});
+      check_product(matmul(v, stack), {2, 2}, {4, 5, 8, 10});
       // stack (2,3,2)^T per batch @ v... here (2,2,3) @ (3,) -> (2,2)
-      check_values(matmul(transpose(stack, 1, 2), v), {2, 2}, {4, 5, 8, 10});
+      check_product(matmul(transpose(stack, 1, 2), v), {2, 2}, {4, 5, 8, 10});
     }
   }
 }
@@ -192,21 +192,21 @@ TEST_CASE("matmul broadcasts batch axes like np.matmul") {
         auto av = values(shape_numel(cs.as), 1), bv = values(shape_numel(cs.bs), 2);
         Shape expected_shape;
         auto expected = naive(av, cs.as, bv, cs.bs, expected_shape);
-        check_values(matmul(from_vector(av, cs.as, dt), from_vector(bv, cs.bs, dt)),
-                     expected_shape, expected);
+        check_product(matmul(from_vector(av, cs.as, dt), from_vector(bv, cs.bs, dt)),
+                      expected_shape, expected);
       }
       // A missing batch axis broadcasts too: (3,5,4) @ (4,2) equals (3,5,4) @ (1,4,2).
       auto av = values(60, 3), bv = values(8, 4);
       Shape expected_shape;
       auto expected = naive(av, {3, 5, 4}, bv, {1, 4, 2}, expected_shape);
-      check_values(matmul(from_vector(av, {3, 5, 4}, dt), from_vector(bv, {4, 2}, dt)),
-                   {3, 5, 2}, expected);
+      check_product(matmul(from_vector(av, {3, 5, 4}, dt), from_vector(bv, {4, 2}, dt)),
+                    {3, 5, 2}, expected);
     }
   }
 }
 
 TEST_CASE("matmul with an empty inner axis gives zeros") {
-  check_values(matmul(zeros({2, 0}), zeros({0, 3})), {2, 3}, {0, 0, 0, 0, 0, 0});
+  check_product(matmul(zeros({2, 0}), zeros({0, 3})), {2, 3}, {0, 0, 0, 0, 0, 0});
 }
 
 TEST_CASE("matmul explains shapes that are not aligned or cannot be broadcast") {
@@ -243,9 +243,9 @@ TEST_CASE("the gradient of sum(a @ b) is ones @ b^T for a and a^T @ ones for b")
       CHECK(c.op() == "matmul");
       sum(c).backward();
       // da[i, k] = sum_j b[k, j]: the row sums of b, 15, 19, 23, on every row
-      check_values(a.grad(), {2, 3}, {15, 19, 23, 15, 19, 23});
+      check_product(a.grad(), {2, 3}, {15, 19, 23, 15, 19, 23});
       // db[k, j] = sum_i a[i, k]: the column sums of a, 5, 7, 9, on every column
-      check_values(b.grad(), {3, 2}, {5, 5, 7, 7, 9, 9});
+      check_product(b.grad(), {3, 2}, {5, 5, 7, 7, 9, 9});
     }
   }
 }
@@ -258,13 +258,13 @@ TEST_CASE("matmul's gradient sums over the batch that b was broadcast along") {
       Tensor b = ones({4, 5}, dt).requires_grad_();
       sum(matmul(a, b)).backward();
       // da[., i, k] = sum_j b[k, j] = 5 everywhere
-      check_values(a.grad(), {2, 3, 4}, std::vector<double>(24, 5.0));
+      check_product(a.grad(), {2, 3, 4}, std::vector<double>(24, 5.0));
       // db[k, j] = sum over batch and rows of a[., ., k]:
       // k=0: 0+4+8+12+16+20 = 60, k=1: 66, k=2: 72, k=3: 78 (same for every j)
       std::vector<double> db;
       for (double v : {60, 66, 72, 78})
         for (int j = 0; j < 5; ++j) db.push_back(v);
-      check_values(b.grad(), {4, 5}, db);
+      check_product(b.grad(), {4, 5}, db);
     }
   }
 }
@@ -289,8 +289,8 @@ TEST_CASE("matmul's gradient with a general upstream gradient matches naive loop
                 da[(i0 * 3 + n) * 4 + k] += g * bv[(i1 * 4 + k) * 5 + m];
                 db[(i1 * 4 + k) * 5 + m] += g * av[(i0 * 3 + n) * 4 + k];
               }
-      check_values(a.grad(), as, da);
-      check_values(b.grad(), bs, db);
+      check_product(a.grad(), as, da);
+      check_product(b.grad(), bs, db);
     }
   }
 }
@@ -302,7 +302,7 @@ TEST_CASE("matmul of a tensor with itself receives both gradient contributions")
       // dL/da = ones @ a^T + a^T @ ones = [[3,7],[3,7]] + [[4,4],[6,6]]
       Tensor a = tensor({{1, 2}, {3, 4}}, dt).requires_grad_();
       sum(matmul(a, a)).backward();
-      check_values(a.grad(), {2, 2}, {7, 11, 9, 13});
+      check_product(a.grad(), {2, 2}, {7, 11, 9, 13});
     }
   }
 }
@@ -311,10 +311,10 @@ TEST_CASE("the gradient of a dot product of vectors is the other vector") {
   Tensor a = tensor({1, 2, 3}, DType::float64).requires_grad_();
   Tensor b = tensor({4, 5, 6}, DType::float64).requires_grad_();
   Tensor c = matmul(a, b);  // 4 + 10 + 18 = 32
-  check_values(c, {}, {32});
+  check_product(c, {}, {32});
   c.backward();
-  check_values(a.grad(), {3}, {4, 5, 6});
-  check_values(b.grad(), {3}, {1, 2, 3});
+  check_product(a.grad(), {3}, {4, 5, 6});
+  check_product(b.grad(), {3}, {1, 2, 3});
 }
 
 TEST_CASE("matmul_t multiplies by the transpose of b without copying it") {
@@ -325,7 +325,7 @@ TEST_CASE("matmul_t multiplies by the transpose of b without copying it") {
       // The same product as "matmul multiplies two matrices": a @ b^T.
       Tensor c = matmul_t(a, b);
       CHECK(c.dtype() == dt);
-      check_values(c, {2, 2}, {58, 64, 139, 154});
+      check_product(c, {2, 2}, {58, 64, 139, 154});
     }
   }
 }
@@ -345,7 +345,7 @@ TEST_CASE("matmul_t broadcasts batch axes and equals matmul with a transposed b"
   for (DType dt : kDtypes) {
     SUBCASE(dtype_name(dt)) {
       Tensor c = matmul_t(from_vector(av, as, dt), from_vector(bv, bs, dt));
-      check_values(c, {2, 3, 3, 5}, expected);
+      check_product(c, {2, 3, 3, 5}, expected);
     }
   }
 }
@@ -386,10 +386,10 @@ TEST_CASE("linear computes x @ weight^T with weight stored [out, in]") {
       // x (2,3), weight (2,3): y[r, o] = sum_i x[r, i] weight[o, i]
       Tensor x = tensor({{1, 2, 3}, {4, 5, 6}}, dt);
       Tensor w = tensor({{1, 0, -1}, {2, 1, 0}}, dt);
-      check_values(linear(x, w), {2, 2}, {-2, 4, -2, 13});
+      check_product(linear(x, w), {2, 2}, {-2, 4, -2, 13});
       // Leading axes are just more rows: x (2,1,3) -> (2,1,2); 1-D x (3,) -> (2,)
-      check_values(linear(reshape(x, {2, 1, 3}), w), {2, 1, 2}, {-2, 4, -2, 13});
-      check_values(linear(tensor({1, 2, 3}, dt), w), {2}, {-2, 4});
+      check_product(linear(reshape(x, {2, 1, 3}), w), {2, 1, 2}, {-2, 4, -2, 13});
+      check_product(linear(tensor({1, 2, 3}, dt), w), {2}, {-2, 4});
     }
   }
 }
@@ -405,11 +405,11 @@ TEST_CASE("linear's gradients are dout @ weight and dout^T @ x over all rows") {
       y.backward(from_vector({1, 10, 100, 1000}, {2, 1, 2}, dt));
       // dx[r] = 1*w[0] + 10*w[1] = [21, 10, -1];  100*w[0] + 1000*w[1] = [2100, 1000,
       // -100]
-      check_values(x.grad(), {2, 1, 3}, {21, 10, -1, 2100, 1000, -100});
+      check_product(x.grad(), {2, 1, 3}, {21, 10, -1, 2100, 1000, -100});
       // dw[o] = sum_r dout[r, o] x[r]: o=0: 1*[1,2,3] + 100*[4,5,6] = [401, 502, 603]
       //                                 o=1: 10*[1,2,3] + 1000*[4,5,6] = [4010, 5020,
       //                                 6030]
-      check_values(w.grad(), {2, 3}, {401, 502, 603, 4010, 5020, 6030});
+      check_product(w.grad(), {2, 3}, {401, 502, 603, 4010, 5020, 6030});
     }
   }
 }

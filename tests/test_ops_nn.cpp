@@ -16,24 +16,11 @@
 
 using namespace glassllm;
 using glassllm::test::check_gradient;
+using glassllm::test::check_values;
 
 namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
-
-// Elementwise comparison with a relative-and-absolute tolerance; tol 0 and
-// infinities mean exact equality.
-void check_values(const Tensor& t, const std::vector<double>& expected, double tol) {
-  std::vector<double> got = t.to_vector();
-  REQUIRE(got.size() == expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    if (tol == 0 || std::isinf(expected[i]))
-      CHECK(got[i] == expected[i]);
-    else
-      CHECK(got[i] == doctest::Approx(expected[i]).epsilon(tol));
-  }
-}
 
 // NumPy's softmax of one row, written out: e = exp(x - max(x)); e / e.sum().
 std::vector<double> naive_softmax(const std::vector<double>& row) {

@@ -5,15 +5,17 @@
 
 #include <vector>
 
+#include "check.h"
 #include "glassllm/engine/ops.h"
 
 using namespace glassllm;
+using glassllm::test::kDtypes;
 
 namespace {
 
 // Elements in row-major order, checked one by one with a small tolerance.
-void check_values(const Tensor& t, const Shape& shape,
-                  const std::vector<double>& expected) {
+void check_elements(const Tensor& t, const Shape& shape,
+                    const std::vector<double>& expected) {
   CAPTURE(shape_str(t.shape()));
   REQUIRE(t.shape() == shape);
   std::vector<double> got = t.to_vector();
@@ -23,8 +25,6 @@ void check_values(const Tensor& t, const Shape& shape,
     CHECK(got[i] == doctest::Approx(expected[i]));
   }
 }
-
-const DType kDtypes[] = {DType::float32, DType::float64};
 
 }  // namespace
 
@@ -37,19 +37,19 @@ TEST_CASE("permute reorders axes like NumPy's transpose") {
         Tensor y = permute(x, {2, 0, 1});
         CHECK(y.dtype() == dt);
         // x.transpose(2, 0, 1).ravel()
-        check_values(y, {4, 2, 3}, {0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
-                                    2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
+        check_elements(y, {4, 2, 3}, {0, 4, 8,  12, 16, 20, 1, 5, 9,  13, 17, 21,
+                                      2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23});
         CHECK(y.parents().empty());  // nothing required grad: no graph recorded
       }
       SUBCASE("negative axes count from the end") {
         // x.transpose(0, 2, 1) == x.transpose(0, -1, -2)
-        check_values(permute(x, {0, -1, -2}), {2, 4, 3},
-                     {0,  4,  8,  1,  5,  9,  2,  6,  10, 3,  7,  11,
-                      12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23});
+        check_elements(permute(x, {0, -1, -2}), {2, 4, 3},
+                       {0,  4,  8,  1,  5,  9,  2,  6,  10, 3,  7,  11,
+                        12, 16, 20, 13, 17, 21, 14, 18, 22, 15, 19, 23});
       }
       SUBCASE("the identity permutation copies") {
         Tensor y = permute(x, {0, 1, 2});
-        check_values(y, {2, 3, 4}, x.to_vector());
+        check_elements(y, {2, 3, 4}, x.to_vector());
       }
     }
   }
@@ -64,7 +64,7 @@ TEST_CASE("permute's gradient applies the inverse permutation") {
       // Upstream gradient g = np.arange(6).reshape(3, 1, 2); dx = g.transpose(1, 2, 0)
       y.backward(reshape(arange(6, dt), {3, 1, 2}));
       // dx[0, j, k] = g[k, 0, j]: (0,2,4,1,3,5)
-      check_values(x.grad(), {1, 2, 3}, {0, 2, 4, 1, 3, 5});
+      check_elements(x.grad(), {1, 2, 3}, {0, 2, 4, 1, 3, 5});
     }
   }
 }
@@ -93,10 +93,10 @@ TEST_CASE("transpose swaps two axes and its gradient swaps them back") {
       Tensor x = tensor({{1, 2, 3}, {4, 5, 6}}, dt).requires_grad_();
       Tensor y = transpose(x, 0, -1);
       CHECK(y.op() == "transpose");
-      check_values(y, {3, 2}, {1, 4, 2, 5, 3, 6});
+      check_elements(y, {3, 2}, {1, 4, 2, 5, 3, 6});
       // dout = [[10,20],[30,40],[50,60]] -> dx = dout.T
       y.backward(tensor({{10, 20}, {30, 40}, {50, 60}}, dt));
-      check_values(x.grad(), {2, 3}, {10, 30, 50, 20, 40, 60});
+      check_elements(x.grad(), {2, 3}, {10, 30, 50, 20, 40, 60});
       CHECK_THROWS_WITH_AS(
           transpose(x, 0, 2),
           doctest::Contains("transpose: axis 2 is out of range for shape (2,3)"),
@@ -130,11 +130,11 @@ TEST_CASE("concat joins tensors along one axis") {
       Tensor b = from_vector({5, 6}, {1, 2}, dt);
       Tensor c = from_vector({7, 8}, {2, 1}, dt);
       // np.concatenate([a, b], axis=0)
-      check_values(concat({a, b}, 0), {3, 2}, {1, 2, 3, 4, 5, 6});
+      check_elements(concat({a, b}, 0), {3, 2}, {1, 2, 3, 4, 5, 6});
       // np.concatenate([a, c, a], axis=1) = [[1,2,7,1,2],[3,4,8,3,4]]
-      check_values(concat({a, c, a}, -1), {2, 5}, {1, 2, 7, 1, 2, 3, 4, 8, 3, 4});
+      check_elements(concat({a, c, a}, -1), {2, 5}, {1, 2, 7, 1, 2, 3, 4, 8, 3, 4});
       // A single tensor concatenates to a copy of itself.
-      check_values(concat({a}, 0), {2, 2}, {1, 2, 3, 4});
+      check_elements(concat({a}, 0), {2, 2}, {1, 2, 3, 4});
     }
   }
 }
@@ -143,7 +143,7 @@ TEST_CASE("concat onto a zero-length axis works, as an empty KV cache needs") {
   // cache [B=1, Hkv=1, 0, hd=2] + new keys [1, 1, 1, 2] -> [1, 1, 1, 2]
   Tensor empty_cache = zeros({1, 1, 0, 2});
   Tensor k = from_vector({3, 4}, {1, 1, 1, 2});
-  check_values(concat({empty_cache, k}, 2), {1, 1, 1, 2}, {3, 4});
+  check_elements(concat({empty_cache, k}, 2), {1, 1, 1, 2}, {3, 4});
 }
 
 TEST_CASE("concat's gradient gives each input its own part of dout") {
@@ -154,8 +154,8 @@ TEST_CASE("concat's gradient gives each input its own part of dout") {
       Tensor y = concat({a, c}, 1);  // (2,3)
       CHECK(y.op() == "concat");
       y.backward(tensor({{10, 20, 30}, {40, 50, 60}}, dt));
-      check_values(a.grad(), {2, 2}, {10, 20, 40, 50});  // dout[:, 0:2]
-      check_values(c.grad(), {2, 1}, {30, 60});          // dout[:, 2:3]
+      check_elements(a.grad(), {2, 2}, {10, 20, 40, 50});  // dout[:, 0:2]
+      check_elements(c.grad(), {2, 1}, {30, 60});          // dout[:, 2:3]
     }
   }
 }
@@ -164,7 +164,7 @@ TEST_CASE("concat of a tensor with itself sums both parts of the gradient") {
   Tensor a = tensor({1, 2}, DType::float64).requires_grad_();
   Tensor y = concat({a, a}, 0);  // [1,2,1,2]
   y.backward(tensor({1, 10, 100, 1000}, DType::float64));
-  check_values(a.grad(), {2}, {101, 1010});  // [1+100, 10+1000]
+  check_elements(a.grad(), {2}, {101, 1010});  // [1+100, 10+1000]
 }
 
 TEST_CASE("concat names the shapes and the axis it cannot join") {
@@ -195,12 +195,12 @@ TEST_CASE("slice follows Python's slicing rules along one axis") {
     SUBCASE(dtype_name(dt)) {
       // x = np.arange(12).reshape(3, 4)
       Tensor x = reshape(arange(12, dt), {3, 4});
-      check_values(slice(x, 1, 1, 3), {3, 2}, {1, 2, 5, 6, 9, 10});      // x[:, 1:3]
-      check_values(slice(x, 0, -1, 3), {1, 4}, {8, 9, 10, 11});          // x[-1:]
-      check_values(slice(x, -1, 2, 100), {3, 2}, {2, 3, 6, 7, 10, 11});  // x[:, 2:100]
-      check_values(slice(x, 0, -100, 1), {1, 4}, {0, 1, 2, 3});          // x[-100:1]
-      check_values(slice(x, 0, 2, 1), {0, 4}, {});                   // x[2:1] is empty
-      check_values(slice(x, 1, 0, -2), {3, 2}, {0, 1, 4, 5, 8, 9});  // x[:, :-2]
+      check_elements(slice(x, 1, 1, 3), {3, 2}, {1, 2, 5, 6, 9, 10});      // x[:, 1:3]
+      check_elements(slice(x, 0, -1, 3), {1, 4}, {8, 9, 10, 11});          // x[-1:]
+      check_elements(slice(x, -1, 2, 100), {3, 2}, {2, 3, 6, 7, 10, 11});  // x[:, 2:100]
+      check_elements(slice(x, 0, -100, 1), {1, 4}, {0, 1, 2, 3});          // x[-100:1]
+      check_elements(slice(x, 0, 2, 1), {0, 4}, {});                   // x[2:1] is empty
+      check_elements(slice(x, 1, 0, -2), {3, 2}, {0, 1, 4, 5, 8, 9});  // x[:, :-2]
     }
   }
 }
@@ -212,7 +212,7 @@ TEST_CASE("slice's gradient is dout in the sliced region and zero elsewhere") {
       Tensor y = slice(x, 1, 1, 3);  // x[:, 1:3], (2,2)
       CHECK(y.op() == "slice");
       y.backward(tensor({{1, 2}, {3, 4}}, dt));
-      check_values(x.grad(), {2, 4}, {0, 1, 2, 0, 0, 3, 4, 0});
+      check_elements(x.grad(), {2, 4}, {0, 1, 2, 0, 0, 3, 4, 0});
     }
   }
 }
@@ -221,10 +221,10 @@ TEST_CASE("rotate_half is a concat of two slices, and its gradient comes back ro
   // rotate_half(x) = concat(-x[hd/2:], x[:hd/2]) with x = [1,2,3,4] -> [-3,-4,1,2]
   Tensor x = tensor({1, 2, 3, 4}, DType::float64).requires_grad_();
   Tensor y = concat({neg(slice(x, 0, 2, 4)), slice(x, 0, 0, 2)}, 0);
-  check_values(y, {4}, {-3, -4, 1, 2});
+  check_elements(y, {4}, {-3, -4, 1, 2});
   // d/dx sum(w * y) with w = [1,10,100,1000]: y0=-x2, y1=-x3, y2=x0, y3=x1
   y.backward(tensor({1, 10, 100, 1000}, DType::float64));
-  check_values(x.grad(), {4}, {100, 1000, -1, -10});
+  check_elements(x.grad(), {4}, {100, 1000, -1, -10});
 }
 
 TEST_CASE("slice rejects an axis out of range") {

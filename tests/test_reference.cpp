@@ -14,14 +14,14 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/reference/reference.h"
+#include "model_fixtures.h"
 
 using namespace glassllm;
+using glassllm::test::model::kPaths;
 
 namespace {
 
 constexpr double kTolerance = 1e-12;  // float64: about 1e4 ulps of logits near 1
-
-const Attention kPaths[] = {Attention::repeat_kv, Attention::grouped};
 
 // A small float64 model whose weights are big enough that the logits are of
 // order 1 (the default initialisation, N(0, 0.02), gives logits near 0, where

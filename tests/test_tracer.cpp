@@ -16,23 +16,17 @@
 #include "glassllm/model/model.h"
 #include "glassllm/model/tokenizer.h"
 #include "glassllm/trace/tracer.h"
+#include "model_fixtures.h"
 
 using namespace glassllm;
 
 namespace {
 
-// A tiny GQA model: H = 4 query heads share Hkv = 2 K/V heads (G = 2),
-// hd = 16 / 4 = 4. float64, so that recomputed values agree to ~1e-15.
-GlassLM tiny(Attention path = Attention::repeat_kv, std::size_t max_len = 16) {
-  Config cfg;
-  cfg.vocab_size = 16;
-  cfg.d_model = 16;
-  cfg.n_layers = 2;
-  cfg.n_heads = 4;
-  cfg.n_kv_heads = 2;
-  cfg.d_ff = 24;
-  cfg.max_len = max_len;
-  GlassLM model(cfg, 5, DType::float64);
+// model_fixtures.h's tiny GQA model: H = 4 query heads share Hkv = 2 K/V
+// heads (G = 2), hd = 16 / 4 = 4. float64, so that recomputed values agree to
+// ~1e-15.
+GlassLM tiny_model(Attention path = Attention::repeat_kv, std::size_t max_len = 16) {
+  GlassLM model(test::model::tiny(max_len), 5, DType::float64);
   model.attention = path;
   return model;
 }
@@ -79,7 +73,7 @@ std::string schema_errors(const nlohmann::json& doc) {
 }  // namespace
 
 TEST_CASE("a step per forward: snapshot shapes, m growing by one per decode step") {
-  GlassLM model = tiny();
+  GlassLM model = tiny_model();
   Tracer tracer;
   run(model, 3, &tracer);
   const auto& steps = tracer.steps();
@@ -116,7 +110,7 @@ TEST_CASE(
     "a recorded score equals q . k / sqrt(hd) recomputed from the recorded q and k") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
-    GlassLM model = tiny(path);
+    GlassLM model = tiny_model(path);
     Tracer tracer;
     run(model, 2, &tracer);
     const auto& steps = tracer.steps();
@@ -149,7 +143,7 @@ TEST_CASE(
     "scores are not stored") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
-    GlassLM model = tiny(path);
+    GlassLM model = tiny_model(path);
     Tracer tracer;
     run(model, 1, &tracer);
     const TraceStep& prefill = tracer.steps()[0];
@@ -177,7 +171,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the grouped path records the same snapshots as repeat_kv, as [B, H, T, m]") {
-  GlassLM a = tiny(Attention::repeat_kv), b = tiny(Attention::grouped);
+  GlassLM a = tiny_model(Attention::repeat_kv), b = tiny_model(Attention::grouped);
   std::optional<Tracer> tracer;
   tracer.emplace();
   CHECK_THROWS_AS(Tracer(), std::logic_error);  // tracers do not nest
@@ -202,7 +196,7 @@ TEST_CASE("the grouped path records the same snapshots as repeat_kv, as [B, H, T
 TEST_CASE("repeat_kv nodes and their bytes are in the graph; the grouped path has none") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
-    GlassLM model = tiny(path);
+    GlassLM model = tiny_model(path);
     Tracer tracer;
     run(model, 2, &tracer);
     const TraceStep& step = tracer.steps()[2];  // m = 7
@@ -229,7 +223,7 @@ TEST_CASE("repeat_kv nodes and their bytes are in the graph; the grouped path ha
 }
 
 TEST_CASE("the K/V cache node links each step's K and V to the next step") {
-  GlassLM model = tiny();
+  GlassLM model = tiny_model();
   Tracer tracer;
   run(model, 3, &tracer);
   const auto& steps = tracer.steps();
@@ -261,7 +255,7 @@ TEST_CASE("the K/V cache node links each step's K and V to the next step") {
 TEST_CASE("tracing does not change the logits (bit for bit)") {
   for (Attention path : {Attention::repeat_kv, Attention::grouped}) {
     CAPTURE(attention_name(path));
-    GlassLM model = tiny(path);
+    GlassLM model = tiny_model(path);
     auto logits = [&](bool traced, bool grads) {
       TraceOptions opt;
       opt.grads = grads;
@@ -284,7 +278,7 @@ TEST_CASE("tracing does not change the logits (bit for bit)") {
 
 TEST_CASE(
     "grads: d log p(next) / d snapshot, with log p matching the step's distribution") {
-  GlassLM model = tiny();
+  GlassLM model = tiny_model();
   TraceOptions opt;
   opt.grads = true;
   opt.top_k = 16;  // the whole vocabulary, to look the chosen token up
@@ -326,7 +320,7 @@ TEST_CASE(
 
 TEST_CASE(
     "layers and heads select what is recorded; K/V keep the selected heads' groups") {
-  GlassLM model = tiny();
+  GlassLM model = tiny_model();
   TraceOptions opt;
   opt.layers = {1};
   opt.heads = {3};  // K/V head 3 / G = 1
@@ -350,7 +344,7 @@ TEST_CASE(
 }
 
 TEST_CASE("generate through a full window: a window_reset step restarts positions at 0") {
-  GlassLM model = tiny(Attention::grouped, 8);
+  GlassLM model = tiny_model(Attention::grouped, 8);
   Tokenizer tok(
       {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
   Tracer tracer({}, &tok);
@@ -392,7 +386,7 @@ TEST_CASE("generate through a full window: a window_reset step restarts position
 TEST_CASE("a reset's recorded row is the last row of the whole window's computation") {
   // The same window run as a prefill: its last row must equal the row the
   // reset recorded (the model is deterministic; positions start at 0 in both).
-  GlassLM model = tiny(Attention::grouped, 8);
+  GlassLM model = tiny_model(Attention::grouped, 8);
   std::vector<std::int64_t> out;
   std::vector<TraceStep> steps;
   {
@@ -420,7 +414,7 @@ TEST_CASE("a reset's recorded row is the last row of the whole window's computat
 }
 
 TEST_CASE("vectors = false keeps only the attention scores and weights") {
-  GlassLM model = tiny();
+  GlassLM model = tiny_model();
   TraceOptions opt;
   opt.vectors = false;
   Tracer tracer(opt);
@@ -437,7 +431,7 @@ TEST_CASE("traces validate against docs/trace.schema.json") {
       {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"});
   for (bool grads : {false, true}) {
     CAPTURE(grads);
-    GlassLM model = tiny(grads ? Attention::grouped : Attention::repeat_kv, 8);
+    GlassLM model = tiny_model(grads ? Attention::grouped : Attention::repeat_kv, 8);
     TraceOptions opt;
     opt.grads = grads;
     opt.precision = grads ? 0 : 4;

@@ -27,7 +27,6 @@ using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 constexpr const char* kWeightsFile = "model.safetensors";
-constexpr const char* kConfigFile = "config.json";
 constexpr const char* kTokenizerFile = "glassllm_tokenizer.json";
 // config.json is a few hundred bytes, a tokenizer a few KB (a large BPE
 // vocabulary a few MB): a bigger file is not one of them.
@@ -105,7 +104,7 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
                     {{"format", "pt"}});
   // The tokenizer's end-of-text id goes to config.json, where Hugging Face
   // tools (and load_checkpoint) look for the token that ends generation.
-  write_file_safely((root / kConfigFile).string(),
+  write_file_safely((root / detail::kConfigFile).string(),
                     config_to_json(model.config(), model.dtype(),
                                    tokenizer ? tokenizer->eos_id() : std::nullopt));
   if (tokenizer)
@@ -125,7 +124,7 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
   const fs::path root(dir);
   detail::CheckpointSource source;
   source.folder = dir;
-  source.config_name = (root / kConfigFile).string();
+  source.config_name = (root / detail::kConfigFile).string();
   source.config_text =
       read_regular_file(source.config_name, kMaxJsonBytes, "a config file");
   source.read_weights = [&root](std::string& name) {

@@ -16,6 +16,10 @@
 
 namespace glassllm::detail {
 
+/// A checkpoint folder's model description (checkpoint.cpp writes and finds
+/// it, config_json.cpp names it in its messages).
+inline constexpr const char* kConfigFile = "config.json";
+
 /// Parses JSON, keeping the order of object keys, and rejects an object with
 /// the same key twice (nlohmann alone would keep the last one silently).
 /// Throws std::invalid_argument: "invalid JSON: <nlohmann's message with the

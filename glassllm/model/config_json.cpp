@@ -14,10 +14,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr const char* kConfigFile = "config.json";
-
 std::invalid_argument config_error(const std::string& what) {
-  return std::invalid_argument(std::string(kConfigFile) + ": " + what);
+  return std::invalid_argument(std::string(detail::kConfigFile) + ": " + what);
 }
 
 }  // namespace

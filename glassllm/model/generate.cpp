@@ -15,10 +15,6 @@ namespace glassllm {
 
 namespace {
 
-std::int64_t i64(std::size_t v) {
-  return std::int64_t(v);
-}
-
 // The last row of logits [1, T, V], as doubles.
 std::vector<double> last_logits(const Tensor& logits) {
   const std::size_t V = logits.dim(-1), offset = logits.size() - V;
@@ -35,7 +31,7 @@ std::int64_t greedy(const std::vector<double>& logits) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < logits.size(); ++i)
     if (logits[i] > logits[best]) best = i;
-  return i64(best);
+  return std::int64_t(best);
 }
 
 // A draw from softmax(logits / temperature), restricted to the top_k largest
@@ -54,10 +50,10 @@ std::int64_t sample(const std::vector<double>& logits, double temperature,
     total += weight[i] = std::exp((logits[order[i]] - logits[order[0]]) / temperature);
   double u = std::uniform_real_distribution<double>(0.0, total)(rng);
   for (std::size_t i = 0; i < order.size(); ++i) {
-    if (u < weight[i]) return i64(order[i]);
+    if (u < weight[i]) return std::int64_t(order[i]);
     u -= weight[i];
   }
-  return i64(order.back());  // u rounded past the end: the last candidate
+  return std::int64_t(order.back());  // u rounded past the end: the last candidate
 }
 
 }  // namespace
@@ -66,7 +62,7 @@ std::vector<std::int64_t> GlassLM::generate(const std::vector<std::int64_t>& pro
                                             const GenerateOptions& options) const {
   if (prompt.empty()) throw std::invalid_argument("generate: the prompt is empty");
   for (std::size_t i = 0; i < prompt.size(); ++i)
-    if (prompt[i] < 0 || prompt[i] >= i64(cfg_.vocab_size))
+    if (prompt[i] < 0 || prompt[i] >= std::int64_t(cfg_.vocab_size))
       throw std::invalid_argument("generate: token id " + std::to_string(prompt[i]) +
                                   " at prompt position " + std::to_string(i) +
                                   " is out of range [0, " +

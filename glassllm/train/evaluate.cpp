@@ -8,19 +8,10 @@
 #include <map>
 
 #include "glassllm/engine/ops.h"
+#include "glassllm/train/fixed.h"
 #include "glassllm/train/train.h"
 
 namespace glassllm {
-
-namespace {
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-}  // namespace
 
 std::string EvalResult::summary() const {
   std::string s = "loss " + fixed(loss, 4);

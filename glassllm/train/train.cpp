@@ -30,6 +30,7 @@
 #include "glassllm/model/checkpoint.h"
 #include "glassllm/model/checkpoint_internal.h"
 #include "glassllm/model/files.h"
+#include "glassllm/train/fixed.h"
 #include "glassllm/train/optim.h"
 #include "glassllm/train/run_folder.h"
 
@@ -103,12 +104,6 @@ std::string duration(double seconds) {
     std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
   else
     std::snprintf(buf, sizeof buf, "%llds", s);
-  return buf;
-}
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 
