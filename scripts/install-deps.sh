@@ -2,7 +2,7 @@
 # Makes sure this machine has what GlassLM needs for one purpose:
 #
 #   install-deps.sh run    build and run (scripts/run.sh): compiler, CMake,
-#                          the header libraries, ICU; OpenBLAS on Linux
+#                          Ninja, the header libraries, ICU; OpenBLAS on Linux
 #   install-deps.sh test   the same plus the test tools (scripts/test.sh):
 #                          doctest, valijson, Node.js with npm, Chromium, ccache,
 #                          emscripten (the live inspector's engine,
@@ -54,6 +54,7 @@ requirements_run=(
   "a C++20 compiler|have_command c++|g++|gcc-c++|-"
   "CMake|have_command cmake|cmake|cmake|cmake"
   "make|have_command make|make|make|-"
+  "Ninja (a faster clean build than make: scripts/build.sh)|have_command ninja|ninja-build|ninja-build|ninja"
   "xtensor|have_header xtensor/xarray.hpp|libxtensor-dev|xtensor-devel|xtensor"
   "xtl|have_header xtl/xtl_config.hpp|xtl-dev|xtl-devel|xtl"
   "xsimd|have_header xsimd/xsimd.hpp|libxsimd-dev|xsimd-devel|xsimd"
