@@ -3,10 +3,8 @@
 // outputs cannot be one of the inputs, text from files is printed safely,
 // and memory estimates match the counts written out by hand.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "check.h"
 #include "checkpoint_fixtures.h"
