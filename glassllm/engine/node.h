@@ -16,16 +16,18 @@
 #include <type_traits>
 #include <variant>
 #include <vector>
-#include <xtensor/xarray.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "glassllm/engine/ops.h"
 #include "glassllm/engine/tensor.h"
 
 namespace glassllm {
 
-/// The elements of one or more tensors: a flat (1-D) xtensor array.
+/// The elements of one or more tensors: a flat (1-D) xtensor array. The
+/// shape is the Node's; a fixed-rank array is made without the dynamic shape
+/// and strides an xt::xarray would set up for every op's result.
 struct Storage {
-  std::variant<xt::xarray<float>, xt::xarray<double>> array;
+  std::variant<xt::xtensor<float, 1>, xt::xtensor<double, 1>> array;
 };
 
 /// Given the gradient of an op's output, returns one gradient per input (an
@@ -48,14 +50,15 @@ struct Node {
 
   template <class T>
   T* data() {
-    return std::get<xt::xarray<T>>(storage->array).data();
+    return std::get<xt::xtensor<T, 1>>(storage->array).data();
   }
 };
 
 // ---- creating results ---------------------------------------------------------
 
-/// A new tensor with uninitialised elements.
-Tensor empty(const Shape& shape, DType dtype);
+/// A new tensor with uninitialised elements. Pass a shape the caller no
+/// longer needs with std::move: the node then keeps it without a copy.
+Tensor empty(Shape shape, DType dtype);
 /// A new node sharing x's storage with another shape of the same size.
 Tensor view_as_shape(const Tensor& x, const Shape& shape);
 

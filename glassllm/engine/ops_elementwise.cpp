@@ -96,12 +96,11 @@ void broadcast_loop(const T* a, const Shape& a_shape, const T* b, const Shape& b
 template <class F>
 Tensor binary_forward(const char* op, const Tensor& a, const Tensor& b, F f) {
   check_same_dtype(op, a, b);
-  Shape out_shape = broadcast_shapes(a.shape(), b.shape(), op);
-  Tensor out = empty(out_shape, a.dtype());
+  Tensor out = empty(broadcast_shapes(a.shape(), b.shape(), op), a.dtype());
   dispatch(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    broadcast_loop<T>(ptr<T>(a), a.shape(), ptr<T>(b), b.shape(), ptr<T>(out), out_shape,
-                      [&](T x, T y) { return f(x, y); });
+    broadcast_loop<T>(ptr<T>(a), a.shape(), ptr<T>(b), b.shape(), ptr<T>(out),
+                      out.shape(), [&](T x, T y) { return f(x, y); });
   });
   return out;
 }

@@ -82,17 +82,19 @@ bool keep_freed_memory() {
 }
 }  // namespace
 
-Tensor empty(const Shape& shape, DType dtype) {
+Tensor empty(Shape shape, DType dtype) {
   static const bool tuned = keep_freed_memory();
   (void)tuned;
   auto node = std::make_shared<Node>();
   node->dtype = dtype;
-  node->shape = shape;
   node->numel = shape_numel(shape);
-  node->storage = std::make_shared<Storage>();
+  node->shape = std::move(shape);
+  // The Storage is built from its array: a default-constructed one would
+  // first allocate an array of one element, only to free it again.
   dispatch(dtype, [&](auto zero) {
     using T = decltype(zero);
-    node->storage->array = xt::xarray<T>::from_shape({node->numel});
+    node->storage =
+        std::make_shared<Storage>(Storage{xt::xtensor<T, 1>::from_shape({node->numel})});
   });
   return Tensor(std::move(node));
 }
