@@ -21,6 +21,10 @@ double median_seconds(const std::function<void()>& f, int runs, int inner = 1);
 // The median of v (the upper middle one for an even count).
 double median(std::vector<double> v);
 
+// Reads n floats once and returns their sum, at the memory's speed: the
+// memory floors' loop (memory_read.cpp, compiled at -O2 for that).
+float read_all(const float* p, std::size_t n);
+
 // B rows of T token ids drawn uniformly from [0, vocab): the inputs of the
 // model benchmarks (their figures do not depend on which tokens they are).
 TokenBatch random_token_batch(Rng& rng, std::size_t B, std::size_t T, std::size_t vocab);

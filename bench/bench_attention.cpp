@@ -23,23 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 // ---- attention at the exaone-4.0-1.2b shape ----------------------------------------
 
-namespace {
-
-// Reads n floats once and returns their sum: 16 independent accumulators so
-// the loop runs at the memory's speed, not at one add's latency.
-float read_all(const float* p, std::size_t n) {
-  float acc[16] = {};
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
-  for (; i < n; ++i) acc[0] += p[i];
-  float total = 0;
-  for (float a : acc) total += a;
-  return total;
-}
-
-}  // namespace
-
 // One decode step's attention (scores, mask, softmax, probs @ V) over all 30
 // layers of caches already holding 4096 positions, float32, both K/V paths;
 // the floor is reading the caches' 480 MiB once, measured in the same run

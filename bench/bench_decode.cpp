@@ -85,26 +85,19 @@ DecodeFigures smollm2_decode(int runs) {
     for (std::thread& w : workers) w.join();
   };
   // Reading alone (what decoding does to the weights): the copy above also
-  // writes every byte, so reading may be faster. 16 independent sums per
-  // thread, so that the loop runs at the memory's speed, not at one add's
-  // latency.
-  volatile float sink = 0;
+  // writes every byte, so reading may be faster. Each thread sums its part.
   const std::size_t part = copy_bytes / sizeof(float) / std::size_t(f.threads);
   const std::size_t read_bytes = part * std::size_t(f.threads) * sizeof(float);
+  std::vector<float> sums(std::size_t(f.threads));
+  volatile float sink = 0;
   auto read = [&] {
     std::vector<std::thread> workers;
     const float* p = reinterpret_cast<const float*>(from.data());
     for (int t = 0; t < f.threads; ++t)
-      workers.emplace_back([&, t] {
-        float acc[16] = {};
-        for (std::size_t i = std::size_t(t) * part; i + 16 <= (std::size_t(t) + 1) * part;
-             i += 16)
-          for (int k = 0; k < 16; ++k) acc[k] += p[i + k];
-        float total = 0;
-        for (float a : acc) total += a;
-        sink = sink + total;
-      });
+      workers.emplace_back(
+          [&, t] { sums[std::size_t(t)] = read_all(p + std::size_t(t) * part, part); });
     for (std::thread& w : workers) w.join();
+    sink = sums[0];
   };
 
   // Decode: a prompt of 8 tokens, then `steps` tokens one at a time through
