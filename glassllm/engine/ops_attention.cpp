@@ -82,7 +82,7 @@ Tensor rmsnorm(const Tensor& x, double eps) {
   std::size_t D = x.shape().back(), rows = x.size() / D;
   Shape r_shape(x.shape().begin(), x.shape().end() - 1);  // [...]
   Tensor out = empty(x.shape(), x.dtype());
-  Tensor r = empty(r_shape, x.dtype());
+  Tensor r = empty(std::move(r_shape), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* in = ptr<T>(x);

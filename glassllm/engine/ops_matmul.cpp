@@ -61,7 +61,7 @@ Tensor batched_gemm(const Tensor& a, bool ta, const Tensor& b, bool tb) {
   Shape out_shape = batch;
   out_shape.push_back(M);
   out_shape.push_back(N);
-  Tensor out = empty(out_shape, a.dtype());
+  Tensor out = empty(std::move(out_shape), a.dtype());
   std::size_t count = shape_numel(batch);
   dispatch(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -211,7 +211,7 @@ Tensor linear(const Tensor& x, const Tensor& weight) {
   std::size_t rows = shape_numel(Shape(x.shape().begin(), x.shape().end() - 1));
   Shape out_shape = x.shape();
   out_shape.back() = out_f;
-  Tensor out = empty(out_shape, x.dtype());
+  Tensor out = empty(std::move(out_shape), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     gemm<T>(false, true, rows, out_f, in, T(1), ptr<T>(x), in, ptr<T>(weight), in, T(0),

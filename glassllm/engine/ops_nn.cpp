@@ -273,7 +273,7 @@ Tensor embedding(const Tensor& weight, const std::vector<std::int64_t>& ids,
                                   " is out of range for " + std::to_string(V) + " rows");
   Shape out_shape = ids_shape;
   out_shape.push_back(D);  // ids_shape + [D]
-  Tensor out = empty(out_shape, weight.dtype());
+  Tensor out = empty(std::move(out_shape), weight.dtype());
   dispatch(weight.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* w = ptr<T>(weight);

@@ -281,7 +281,7 @@ Tensor slice(const Tensor& x, int axis, std::int64_t start, std::int64_t stop) {
   std::size_t b = begin, e = end;
   Shape out_shape = x.shape();
   out_shape[a] = e - b;
-  Tensor out = empty(out_shape, x.dtype());
+  Tensor out = empty(std::move(out_shape), x.dtype());
   copy_region(x, out, a, b, /*to_small=*/true);
   return finish_op(out, "slice", {x}, [&] {
     return [in_shape = x.shape(), a, b = b](const Tensor& dout) {
