@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
 
 using namespace glassllm;
 using glassllm::test::check_gradient;
@@ -102,6 +103,39 @@ TEST_CASE("repeat_kv backward sums the gradients of the copies of each head") {
     check_gradient([](const Tensor& t) { return repeat_kv(t, 1); },
                    randn({1, 2, 2, 2}, 8, DType::float64));
   }
+}
+
+TEST_CASE("repeat_kv and its backward over more heads than one range of the pool") {
+  // [2, 3, 64, 96]: 18 K elements a head-pair, so the copies and the sums
+  // are cut into several ranges, run on two threads. Checked against the
+  // index formulas out[b, h] = x[b, h / n_rep] and dx[b, k] = sum_r dout[b,
+  // k * n_rep + r].
+  const int previous = blas_info().threads;
+  set_blas_threads(2);
+  Tensor x = randn({2, 3, 64, 96}, 31, DType::float32).requires_grad_();
+  Tensor dout = randn({2, 6, 64, 96}, 32, DType::float32);
+  Tensor y = repeat_kv(x, 2);
+  y.backward(dout);
+  set_blas_threads(previous);
+  REQUIRE(y.shape() == Shape{2, 6, 64, 96});
+  std::vector<double> xv = x.to_vector(), yv = y.to_vector(), gv = dout.to_vector(),
+                      dxv = x.grad().to_vector();
+  const std::size_t block = 64 * 96;
+  std::size_t wrong_copies = 0, wrong_sums = 0;
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t h = 0; h < 6; ++h)
+      for (std::size_t i = 0; i < block; ++i)
+        wrong_copies += yv[(b * 6 + h) * block + i] != xv[(b * 3 + h / 2) * block + i];
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t k = 0; k < 3; ++k)
+      for (std::size_t i = 0; i < block; ++i) {
+        double expected =
+            gv[(b * 6 + 2 * k) * block + i] + gv[(b * 6 + 2 * k + 1) * block + i];
+        wrong_sums += std::abs(dxv[(b * 3 + k) * block + i] - expected) >
+                      1e-6 * (1 + std::abs(expected));
+      }
+  CHECK(wrong_copies == 0);
+  CHECK(wrong_sums == 0);
 }
 
 TEST_CASE("repeat_kv rejects input that is not 4-D and n_rep = 0") {
@@ -307,6 +341,32 @@ TEST_CASE("rope backward rotates the gradient back by the same angle") {
     check_gradient([](const Tensor& t) { return rope(t, 3, 50.0); },
                    randn({2, 3, 4}, 29, DType::float64));
   }
+}
+
+TEST_CASE("rope over more rows than one range of the pool, forward and back") {
+  // [2, 4, 100, 48] = 38 K elements: cut into several ranges of rows, run on
+  // two threads. Row v is position start + v % T; each is compared with the
+  // literal formula, and rotating the result back must give x again.
+  const int previous = blas_info().threads;
+  set_blas_threads(2);
+  const std::size_t T = 100, hd = 48, rows = 2 * 4 * T;
+  Tensor x = randn({2, 4, T, hd}, 37, DType::float64);
+  Tensor xg = x.detach().requires_grad_();
+  Tensor y = rope(xg, 5, 1000.0);
+  y.backward(y.detach());
+  set_blas_threads(previous);
+  std::vector<double> xv = x.to_vector(), yv = y.to_vector(), dxv = xg.grad().to_vector();
+  std::size_t wrong = 0, not_back = 0;
+  for (std::size_t v = 0; v < rows; ++v) {
+    std::vector<double> in(xv.begin() + v * hd, xv.begin() + (v + 1) * hd);
+    std::vector<double> expected = naive_rope(in, double(5 + v % T), 1000.0);
+    for (std::size_t i = 0; i < hd; ++i) {
+      wrong += std::abs(yv[v * hd + i] - expected[i]) > 1e-12;
+      not_back += std::abs(dxv[v * hd + i] - xv[v * hd + i]) > 1e-12;
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK(not_back == 0);
 }
 
 TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") {

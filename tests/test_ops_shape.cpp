@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/fast/blas.h"
 
 using namespace glassllm;
 using glassllm::test::kDtypes;
@@ -53,6 +54,28 @@ TEST_CASE("permute reorders axes like NumPy's transpose") {
       }
     }
   }
+}
+
+TEST_CASE("permute over more rows than one range of the pool") {
+  // x = np.arange(n).reshape(3, 40, 8, 36) (35 K elements), transposed as
+  // attention does, [B, T, H, hd] -> [B, H, T, hd]: the copy is cut into
+  // several ranges of output rows, run on two threads, and each range must
+  // start reading at the right element. out[b, h, t, d] = x[b, t, h, d] =
+  // ((b * 40 + t) * 8 + h) * 36 + d.
+  const int previous = blas_info().threads;
+  set_blas_threads(2);
+  Tensor y = permute(reshape(arange(3 * 40 * 8 * 36, DType::float64), {3, 40, 8, 36}),
+                     {0, 2, 1, 3});
+  set_blas_threads(previous);
+  REQUIRE(y.shape() == Shape{3, 8, 40, 36});
+  std::vector<double> got = y.to_vector();
+  std::size_t wrong = 0, i = 0;
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t h = 0; h < 8; ++h)
+      for (std::size_t t = 0; t < 40; ++t)
+        for (std::size_t d = 0; d < 36; ++d)
+          wrong += got[i++] != double(((b * 40 + t) * 8 + h) * 36 + d);
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("permute's gradient applies the inverse permutation") {

@@ -39,28 +39,35 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
     using T = decltype(zero);
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
-    for (std::size_t b = 0; b < B; ++b)
-      for (std::size_t h = 0; h < Hkv; ++h) {
-        const T* src = in + (b * Hkv + h) * block;
-        for (std::size_t r = 0; r < n_rep; ++r)
-          std::copy_n(src, block, o + ((b * Hkv + h) * n_rep + r) * block);
-      }
+    // Output heads first .. last-1; head (b*Hkv + h)*n_rep + r copies input
+    // head b*Hkv + h, which is its number divided by n_rep.
+    pool::parallel_ranges(
+        B * Hkv * n_rep, pool::grain(block), [&](std::size_t first, std::size_t last) {
+          for (std::size_t head = first; head < last; ++head)
+            std::copy_n(in + head / n_rep * block, block, o + head * block);
+        });
   });
   // Each input head feeds n_rep output heads, so its gradient is the sum of
   // theirs: dx[b, h] = sum over r of dout[b, h*n_rep + r].
   return finish_op(out, "repeat_kv", {x}, [&] {
     return [x_shape = x.shape(), n_rep, B, Hkv, block](const Tensor& dout) {
-      Tensor dx = zeros(x_shape, dout.dtype());
+      Tensor dx = empty(x_shape, dout.dtype());
       dispatch(dout.dtype(), [&](auto zero) {
         using T = decltype(zero);
         const T* g = ptr<T>(dout);
         T* d = ptr<T>(dx);
-        for (std::size_t bh = 0; bh < B * Hkv; ++bh)
-          for (std::size_t r = 0; r < n_rep; ++r) {
-            const T* src = g + (bh * n_rep + r) * block;
+        // Input heads first .. last-1: the first copy's gradient, plus the others'.
+        auto sum_copies = [&](std::size_t first, std::size_t last) {
+          for (std::size_t bh = first; bh < last; ++bh) {
             T* dst = d + bh * block;
-            for (std::size_t i = 0; i < block; ++i) dst[i] += src[i];
+            std::copy_n(g + bh * n_rep * block, block, dst);
+            for (std::size_t r = 1; r < n_rep; ++r) {
+              const T* src = g + (bh * n_rep + r) * block;
+              for (std::size_t i = 0; i < block; ++i) dst[i] += src[i];
+            }
           }
+        };
+        pool::parallel_ranges(B * Hkv, pool::grain(block * n_rep), sum_copies);
       });
       return std::vector<Tensor>{dx};
     };
@@ -181,14 +188,16 @@ const RopeTables& rope_tables(std::size_t T, std::size_t start,
 //   out[i + hd/2] = x2 * c + x1 * s * sign
 // with x1 = in[i], x2 = in[i + hd/2]. sign = +1 is the rotation by a (the
 // forward), sign = -1 the rotation by -a (its inverse, the backward).
+// Rows of hd values are independent: row r is position t = r % T_len.
 template <class T>
 void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::size_t hd,
                   const RopeTables& tab, T sign) {
   std::size_t half = hd / 2;
-  for (std::size_t base = 0; base < n; base += T_len * hd)
-    for (std::size_t t = 0; t < T_len; ++t) {
-      const T* xr = in + base + t * hd;
-      T* yr = out + base + t * hd;
+  auto rotate_rows = [&](std::size_t first, std::size_t last) {
+    for (std::size_t row = first; row < last; ++row) {
+      const std::size_t t = row % T_len;
+      const T* xr = in + row * hd;
+      T* yr = out + row * hd;
       for (std::size_t i = 0; i < half; ++i) {
         T c = T(tab.cos[t * half + i]);
         T s = sign * T(tab.sin[t * half + i]);
@@ -197,6 +206,8 @@ void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::si
         yr[i + half] = x2 * c + x1 * s;
       }
     }
+  };
+  pool::parallel_ranges(n / hd, pool::grain(hd), rotate_rows);
 }
 
 }  // namespace

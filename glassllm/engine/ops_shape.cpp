@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/fast/pool.h"
 
 namespace glassllm {
 
@@ -80,17 +81,27 @@ Tensor permute_copy(const Tensor& x, const std::vector<std::size_t>& perm) {
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
     std::size_t inner = out_shape[nd - 1], inner_step = step[nd - 1];
-    std::vector<std::size_t> index(nd, 0);
-    std::size_t src = 0;
-    for (std::size_t dst = 0; dst < n; dst += inner) {
-      for (std::size_t j = 0; j < inner; ++j) o[dst + j] = in[src + j * inner_step];
-      for (std::size_t ax = nd - 1; ax-- > 0;) {  // advance axes nd-2 .. 0
-        src += step[ax];
-        if (++index[ax] < out_shape[ax]) break;
-        src -= step[ax] * out_shape[ax];
-        index[ax] = 0;
+    // Output rows first .. last-1 (each `inner` long), spread over the cores.
+    auto rows = [&](std::size_t first, std::size_t last) {
+      // Row `first`'s index along each outer axis, and where it reads from.
+      std::vector<std::size_t> index(nd, 0);
+      std::size_t src = 0;
+      for (std::size_t ax = nd - 1, r = first; ax-- > 0;) {
+        index[ax] = r % out_shape[ax];
+        r /= out_shape[ax];
+        src += index[ax] * step[ax];
       }
-    }
+      for (std::size_t dst = first * inner; dst < last * inner; dst += inner) {
+        for (std::size_t j = 0; j < inner; ++j) o[dst + j] = in[src + j * inner_step];
+        for (std::size_t ax = nd - 1; ax-- > 0;) {  // advance axes nd-2 .. 0
+          src += step[ax];
+          if (++index[ax] < out_shape[ax]) break;
+          src -= step[ax] * out_shape[ax];
+          index[ax] = 0;
+        }
+      }
+    };
+    pool::parallel_ranges(n / inner, pool::grain(inner), rows);
   });
   return out;
 }
