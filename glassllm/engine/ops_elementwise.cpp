@@ -169,9 +169,10 @@ Tensor sum_to_shape(const Tensor& g, const Shape& shape) {
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward("add", a, b, [](auto x, auto y) { return x + y; });
   return finish_op(out, "add", {a, b}, [&] {
-    return [a_shape = a.shape(), b_shape = b.shape()](const Tensor& dout) {
-      return std::vector<Tensor>{sum_to_shape(dout, a_shape),
-                                 sum_to_shape(dout, b_shape)};
+    // Keeps a and b only for their shapes; as the op's parents they are kept anyway.
+    return [a, b](const Tensor& dout) {
+      return std::vector<Tensor>{sum_to_shape(dout, a.shape()),
+                                 sum_to_shape(dout, b.shape())};
     };
   });
 }
@@ -180,9 +181,9 @@ Tensor add(const Tensor& a, const Tensor& b) {
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward("sub", a, b, [](auto x, auto y) { return x - y; });
   return finish_op(out, "sub", {a, b}, [&] {
-    return [a_shape = a.shape(), b_shape = b.shape()](const Tensor& dout) {
-      return std::vector<Tensor>{sum_to_shape(dout, a_shape),
-                                 sum_to_shape(neg(dout), b_shape)};
+    return [a, b](const Tensor& dout) {  // for their shapes, as in add
+      return std::vector<Tensor>{sum_to_shape(dout, a.shape()),
+                                 sum_to_shape(neg(dout), b.shape())};
     };
   });
 }
