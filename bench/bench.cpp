@@ -69,8 +69,13 @@ namespace {
 
 struct BenchArgs {
   bool json = false;
-  int runs = 0;  // 0: each benchmark's default
+  int runs = 0;                   // 0: each benchmark's default
+  std::vector<std::string> only;  // the groups to measure (kGroups); empty: all
 };
+
+// The groups of figures, in the order they are measured: --only picks some.
+const std::vector<std::string> kGroups = {"ops",    "matmul",     "model",  "attention",
+                                          "tracer", "contention", "smollm2"};
 
 struct Row {
   std::string key, label, dtype;
@@ -314,6 +319,7 @@ ModelFigures model_figures(DType dt, int runs) {
 
 // Every figure `glassllm bench` reports.
 struct Figures {
+  std::vector<std::string> groups;  // those measured
   BlasInfo info;
   int overhead_runs = 201, overhead_inner = 1000, gemm_runs = 31;
   double add_no_grad_us = 0, add_tape_us = 0;
@@ -326,48 +332,60 @@ struct Figures {
   DecodeFigures dec;
 };
 
+bool has(const std::vector<std::string>& groups, const char* group) {
+  return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
 Figures measure(const BenchArgs& args) {
   Figures f;
+  for (const std::string& g : args.only)
+    if (!has(kGroups, g.c_str()))
+      throw std::invalid_argument("bench: unknown --only group '" + g +
+                                  "'; expected ops, matmul, model, attention, tracer, "
+                                  "contention or smollm2");
+  for (const std::string& g : kGroups)
+    if (args.only.empty() || has(args.only, g.c_str())) f.groups.push_back(g);
+  auto wanted = [&](const char* group) { return has(f.groups, group); };
   f.info = blas_info();
 
   // (b) per-op overhead: add on a decode-sized tensor, [1, 4, 1, 32].
-  Tensor a = randn({1, 4, 1, 32}, 6), b = randn({1, 4, 1, 32}, 7);
-  {
-    no_grad guard;
-    f.add_no_grad_us =
-        1e6 * median_seconds([&] { add(a, b); }, f.overhead_runs, f.overhead_inner);
+  if (wanted("ops")) {
+    Tensor a = randn({1, 4, 1, 32}, 6), b = randn({1, 4, 1, 32}, 7);
+    {
+      no_grad guard;
+      f.add_no_grad_us =
+          1e6 * median_seconds([&] { add(a, b); }, f.overhead_runs, f.overhead_inner);
+    }
+    Tensor ag = a.detach().requires_grad_(), bg = b.detach().requires_grad_();
+    f.add_tape_us =
+        1e6 * median_seconds([&] { add(ag, bg); }, f.overhead_runs, f.overhead_inner);
   }
-  Tensor ag = a.detach().requires_grad_(), bg = b.detach().requires_grad_();
-  f.add_tape_us =
-      1e6 * median_seconds([&] { add(ag, bg); }, f.overhead_runs, f.overhead_inner);
 
   // (c) matrix products.
   f.gemm_runs = args.runs > 0 ? args.runs : 31;
-  {
+  if (wanted("matmul")) {
     no_grad guard;  // forward cost only; no inputs require grad anyway
     matmul_cases<float>(f.rows, DType::float32, f.gemm_runs);
     matmul_cases<double>(f.rows, DType::float64, f.gemm_runs);
-  }
-  {
-    no_grad guard;
     builtin_cases<float>(f.backend_rows, DType::float32, f.gemm_runs);
     builtin_cases<double>(f.backend_rows, DType::float64, f.gemm_runs);
   }
 
   // (d) the model.
   const int model_runs = args.runs > 0 ? args.runs : 11;
-  f.models = {model_figures<float>(DType::float32, model_runs),
-              model_figures<double>(DType::float64, model_runs)};
+  if (wanted("model"))
+    f.models = {model_figures<float>(DType::float32, model_runs),
+                model_figures<double>(DType::float64, model_runs)};
 
   // (e) attention at the exaone-4.0-1.2b shape, and the tracer's cost.
-  f.att = exaone_attention(args.runs > 0 ? args.runs : 7);
-  f.tr = tracer_cost(model_runs);
+  if (wanted("attention")) f.att = exaone_attention(args.runs > 0 ? args.runs : 7);
+  if (wanted("tracer")) f.tr = tracer_cost(model_runs);
 
   // (f) the model again beside a busy thread.
-  f.busy = contention(model_runs);
+  if (wanted("contention")) f.busy = contention(model_runs);
 
   // (g) decoding at SmolLM2-135M's shape against the memory floor.
-  f.dec = smollm2_decode(args.runs > 0 ? args.runs : 5);
+  if (wanted("smollm2")) f.dec = smollm2_decode(args.runs > 0 ? args.runs : 5);
 
   return f;
 }
@@ -400,7 +418,22 @@ void print_contention(const Figures& f) {
               c.decode_tokens_per_s / c.decode_quiet_tokens_per_s);
 }
 
-// One flat JSON object of named figures (`glassllm bench --json`).
+void print_attention_json(const AttentionFigures& att, nlohmann::json& j) {
+  j["attention_exaone_grouped_ms"] = att.grouped_ms;
+  j["attention_exaone_repeat_kv_ms"] = att.repeat_kv_ms;
+  j["attention_exaone_floor_ms"] = att.floor_ms;
+  j["attention_exaone_floor_1thread_ms"] = att.floor_1thread_ms;
+  j["attention_exaone_grouped_over_floor"] = att.grouped_ms / att.floor_ms;
+  j["attention_exaone_repeat_kv_over_grouped"] = att.repeat_kv_ms / att.grouped_ms;
+  j["attention_exaone_cache_bytes"] = att.cache_bytes;
+  j["attention_exaone_grouped_repeat_bytes"] = att.grouped_repeat_bytes;
+  j["attention_exaone_repeat_kv_repeat_bytes"] = att.repeat_kv_repeat_bytes;
+  j["attention_exaone_grouped_written_bytes"] = att.grouped_written;
+  j["attention_exaone_repeat_kv_written_bytes"] = att.repeat_kv_written;
+}
+
+// One flat JSON object of named figures (`glassllm bench --json`): the
+// groups measured, and which BLAS ran.
 void print_json(const Figures& f) {
   nlohmann::json j;
   j["blas_backend"] = f.info.backend;
@@ -408,8 +441,10 @@ void print_json(const Figures& f) {
   j["blas_core"] = f.info.core;
   j["blas_config"] = f.info.config;
   j["blas_threads"] = f.info.threads;  // the default, used for the model figures
-  j["add_1x4x1x32_no_grad_us"] = f.add_no_grad_us;
-  j["add_1x4x1x32_tape_us"] = f.add_tape_us;
+  if (has(f.groups, "ops")) {
+    j["add_1x4x1x32_no_grad_us"] = f.add_no_grad_us;
+    j["add_1x4x1x32_tape_us"] = f.add_tape_us;
+  }
   for (const Row& r : f.rows) {
     j[r.key + "_gflops"] = r.op_gflops;
     j[r.key + "_gemm_gflops"] = r.gemm_gflops;
@@ -437,24 +472,16 @@ void print_json(const Figures& f) {
     j["train_step_gemm_fraction_1thread" + d] =
         m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
   }
-  j["attention_exaone_grouped_ms"] = f.att.grouped_ms;
-  j["attention_exaone_repeat_kv_ms"] = f.att.repeat_kv_ms;
-  j["attention_exaone_floor_ms"] = f.att.floor_ms;
-  j["attention_exaone_floor_1thread_ms"] = f.att.floor_1thread_ms;
-  j["attention_exaone_grouped_over_floor"] = f.att.grouped_ms / f.att.floor_ms;
-  j["attention_exaone_repeat_kv_over_grouped"] = f.att.repeat_kv_ms / f.att.grouped_ms;
-  j["attention_exaone_cache_bytes"] = f.att.cache_bytes;
-  j["attention_exaone_grouped_repeat_bytes"] = f.att.grouped_repeat_bytes;
-  j["attention_exaone_repeat_kv_repeat_bytes"] = f.att.repeat_kv_repeat_bytes;
-  j["attention_exaone_grouped_written_bytes"] = f.att.grouped_written;
-  j["attention_exaone_repeat_kv_written_bytes"] = f.att.repeat_kv_written;
-  j["tracer_prefill_ms_float32"] = f.tr.prefill_ms;
-  j["tracer_traced_prefill_ms_float32"] = f.tr.traced_prefill_ms;
-  j["tracer_overhead_ratio"] = f.tr.traced_prefill_ms / f.tr.prefill_ms;
-  j["tracer_to_json_ms"] = f.tr.to_json_ms;
-  j["tracer_json_bytes"] = f.tr.json_bytes;
-  print_contention_json(f, j);
-  print_decode_json(f.dec, j);
+  if (has(f.groups, "attention")) print_attention_json(f.att, j);
+  if (has(f.groups, "tracer")) {
+    j["tracer_prefill_ms_float32"] = f.tr.prefill_ms;
+    j["tracer_traced_prefill_ms_float32"] = f.tr.traced_prefill_ms;
+    j["tracer_overhead_ratio"] = f.tr.traced_prefill_ms / f.tr.prefill_ms;
+    j["tracer_to_json_ms"] = f.tr.to_json_ms;
+    j["tracer_json_bytes"] = f.tr.json_bytes;
+  }
+  if (has(f.groups, "contention")) print_contention_json(f, j);
+  if (has(f.groups, "smollm2")) print_decode_json(f.dec, j);
   std::cout << j.dump(2) << "\n";
 }
 
@@ -466,10 +493,13 @@ void print_ops(const Figures& f) {
   std::printf("BLAS config   %s\n", f.info.config.c_str());
   std::printf("BLAS threads  %d (default)\n\n", f.info.threads);
 
-  std::printf("Per-op overhead: add on (1,4,1,32), median of %d runs of %d calls\n",
-              f.overhead_runs, f.overhead_inner);
-  std::printf("  under no_grad          %7.3f us\n", f.add_no_grad_us);
-  std::printf("  recording the tape     %7.3f us\n\n", f.add_tape_us);
+  if (has(f.groups, "ops")) {
+    std::printf("Per-op overhead: add on (1,4,1,32), median of %d runs of %d calls\n",
+                f.overhead_runs, f.overhead_inner);
+    std::printf("  under no_grad          %7.3f us\n", f.add_no_grad_us);
+    std::printf("  recording the tape     %7.3f us\n\n", f.add_tape_us);
+  }
+  if (!has(f.groups, "matmul")) return;
 
   std::printf("Matrix products, forward, GFLOP/s, median of %d runs\n", f.gemm_runs);
   std::printf("  %-38s %-8s %7s %8s %8s %6s\n", "case", "dtype", "threads", "op", "gemm",
@@ -535,20 +565,24 @@ void print_model(const Figures& f) {
 // Attention at the exaone-4.0-1.2b shape, and what the tracer costs.
 void print_attention_and_tracer(const Figures& f) {
   const double mib = 1 << 20;
-  std::printf(
-      "One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
-      "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
-  std::printf("  %-40s %10s %16s %16s\n", "", "ms/token", "repeat_kv MiB", "all ops MiB");
-  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", f.att.grouped_ms,
-              f.att.grouped_repeat_bytes / mib, f.att.grouped_written / mib);
-  std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", f.att.repeat_kv_ms,
-              f.att.repeat_kv_repeat_bytes / mib, f.att.repeat_kv_written / mib);
-  std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", f.att.floor_ms);
-  std::printf("  %-40s %10.2f\n", "floor on one thread", f.att.floor_1thread_ms);
-  std::printf(
-      "  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
-      f.att.cache_bytes / mib, f.att.grouped_ms / f.att.floor_ms,
-      f.att.repeat_kv_ms / f.att.grouped_ms);
+  if (has(f.groups, "attention")) {
+    std::printf(
+        "One decode step's attention at the exaone-4.0-1.2b shape (30 layers, 32 query\n"
+        "heads, 8 K/V heads, head_dim 64, 4096 cached positions), float32, medians\n");
+    std::printf("  %-40s %10s %16s %16s\n", "", "ms/token", "repeat_kv MiB",
+                "all ops MiB");
+    std::printf("  %-40s %10.2f %16.1f %16.1f\n", "grouped (no copy)", f.att.grouped_ms,
+                f.att.grouped_repeat_bytes / mib, f.att.grouped_written / mib);
+    std::printf("  %-40s %10.2f %16.1f %16.1f\n", "repeat_kv", f.att.repeat_kv_ms,
+                f.att.repeat_kv_repeat_bytes / mib, f.att.repeat_kv_written / mib);
+    std::printf("  %-40s %10.2f\n", "floor: read the K/V cache once", f.att.floor_ms);
+    std::printf("  %-40s %10.2f\n", "floor on one thread", f.att.floor_1thread_ms);
+    std::printf(
+        "  (the cache is %.0f MiB; grouped / floor %.2f, repeat_kv / grouped %.2f)\n\n",
+        f.att.cache_bytes / mib, f.att.grouped_ms / f.att.floor_ms,
+        f.att.repeat_kv_ms / f.att.grouped_ms);
+  }
+  if (!has(f.groups, "tracer")) return;
 
   std::printf("The tracer, default config, prefill of 128 tokens, float32, medians\n");
   std::printf("  prefill without a tracer (ms)   %8.2f\n", f.tr.prefill_ms);
@@ -565,10 +599,10 @@ int bench(const BenchArgs& args) {
     return 0;
   }
   print_ops(f);
-  print_model(f);
+  if (has(f.groups, "model")) print_model(f);
   print_attention_and_tracer(f);
-  print_contention(f);
-  print_decode(f.dec);
+  if (has(f.groups, "contention")) print_contention(f);
+  if (has(f.groups, "smollm2")) print_decode(f.dec);
   return 0;
 }
 
@@ -583,6 +617,10 @@ Command register_bench(CLI::App& app) {
   add_whole(sub, "--runs", a->runs, "Repetitions per figure (default: each one's own)", 1,
             1000000)
       ->default_str("");
+  sub->add_option("--only", a->only,
+                  "Measure only these groups, comma-separated: ops, matmul, model, "
+                  "attention, tracer, contention, smollm2 (default: all)")
+      ->delimiter(',');
   return {sub, [a] { return bench(*a); }};
 }
 

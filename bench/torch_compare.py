@@ -2,7 +2,7 @@
 """torch_compare.py: GlassLM's training step and decoding against eager PyTorch,
 on the same machine in the same run, as ratios.
 
-  bench/torch_compare.py [--glassllm build/glassllm] [--runs 11] [--rounds 3]
+  bench/torch_compare.py [--glassllm build/glassllm] [--runs 11] [--rounds 7]
                          [--threads N]
 
 Builds the model of `glassllm bench` in plain PyTorch ops (default config:
@@ -13,13 +13,17 @@ and times what the bench times:
     weight, gradients zeroed (no optimizer step);
   - decoding: an 8-token prompt, then 120 one-token steps through a cache
     that grows by concatenation, repeat_kv attention.
-The two programs take turns: PyTorch, `glassllm bench --json`, PyTorch, ...,
---rounds runs of the bench in all, each between two timings of PyTorch.
-A round's ratio is GlassLM's figure over the median of the PyTorch timings
-on either side of it, so that a change in the machine's load shows in the
-ratios rather than in one of them; the summary is the median round. (On a
-shared virtual machine PyTorch's training step has varied from 135 to 217
-ms within one run.) PyTorch uses the bench's thread count, with OpenMP's
+The two programs take turns: PyTorch, `glassllm bench --json --only model`
+(the model's figures alone, a few seconds), PyTorch, ..., --rounds runs of
+the bench in all, each between two timings of PyTorch. A round's ratio is
+GlassLM's figure over the median of the PyTorch timings on either side of
+it, so that a change in the machine's load shows in the ratios rather than
+in one of them; the summary is the median round. Rounds are kept short
+because a shared virtual machine runs in phases of several seconds in
+which everything is slower (PyTorch's training step has varied from 226 to
+465 ms within one run): a whole bench between two PyTorch timings, a
+minute, put them in different phases and the ratios of one run varied from
+0.37 to 0.66. PyTorch uses the bench's thread count, with OpenMP's
 passive waiting (OMP_WAIT_POLICY=PASSIVE, set before torch loads).
 Needs /usr/bin/python3 with python3-torch (Debian 12: 1.13). Not part of CI.
 """
@@ -145,7 +149,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--glassllm", default="build/glassllm", help="the glassllm tool")
     p.add_argument("--runs", type=int, default=11, help="repetitions per figure")
-    p.add_argument("--rounds", type=int, default=3,
+    p.add_argument("--rounds", type=int, default=7,
                    help="runs of glassllm bench, each between two timings of PyTorch")
     p.add_argument("--threads", type=int, default=0,
                    help="PyTorch's threads (default: the bench's blas_threads)")
@@ -162,7 +166,8 @@ def main():
     theirs = [torch_figures(a.runs)]
     ours = []
     for _ in range(a.rounds):
-        out = subprocess.run([a.glassllm, "bench", "--json", "--runs", str(a.runs)],
+        out = subprocess.run([a.glassllm, "bench", "--json", "--only", "model",
+                              "--runs", str(a.runs)],
                              check=True, capture_output=True, text=True).stdout
         ours.append(json.loads(out))
         if not a.threads and ours[-1]["blas_threads"] != threads:
