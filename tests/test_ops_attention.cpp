@@ -106,9 +106,9 @@ TEST_CASE("repeat_kv backward sums the gradients of the copies of each head") {
 }
 
 TEST_CASE("repeat_kv and its backward over more heads than one range of the pool") {
-  // [2, 3, 64, 96]: 18 K elements a head-pair, so the copies and the sums
-  // are cut into several ranges, run on two threads. Checked against the
-  // index formulas out[b, h] = x[b, h / n_rep] and dx[b, k] = sum_r dout[b,
+  // [2, 3, 64, 96]: 12 K elements a head-pair, so the backward's sums are
+  // cut into several ranges, run on two threads. Checked against the index
+  // formulas out[b, h] = x[b, h / n_rep] and dx[b, k] = sum_r dout[b,
   // k * n_rep + r].
   const int previous = blas_info().threads;
   set_blas_threads(2);
