@@ -77,6 +77,14 @@ struct BenchArgs {
 const std::vector<std::string> kGroups = {"ops",    "matmul",     "model",  "attention",
                                           "tracer", "contention", "smollm2"};
 
+// "ops, matmul, ... or smollm2", for --only's help and its error.
+std::string groups_list() {
+  std::string list;
+  for (std::size_t i = 0; i < kGroups.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == kGroups.size() ? " or " : ", ") + kGroups[i];
+  return list;
+}
+
 struct Row {
   std::string key, label, dtype;
   int threads;
@@ -340,9 +348,8 @@ Figures measure(const BenchArgs& args) {
   Figures f;
   for (const std::string& g : args.only)
     if (!has(kGroups, g.c_str()))
-      throw std::invalid_argument("bench: unknown --only group '" + g +
-                                  "'; expected ops, matmul, model, attention, tracer, "
-                                  "contention or smollm2");
+      throw std::invalid_argument("bench: unknown --only group '" + g + "'; expected " +
+                                  groups_list());
   for (const std::string& g : kGroups)
     if (args.only.empty() || has(args.only, g.c_str())) f.groups.push_back(g);
   auto wanted = [&](const char* group) { return has(f.groups, group); };
@@ -618,8 +625,8 @@ Command register_bench(CLI::App& app) {
             1000000)
       ->default_str("");
   sub->add_option("--only", a->only,
-                  "Measure only these groups, comma-separated: ops, matmul, model, "
-                  "attention, tracer, contention, smollm2 (default: all)")
+                  "Measure only these groups, comma-separated: " + groups_list() +
+                      " (default: all)")
       ->delimiter(',');
   return {sub, [a] { return bench(*a); }};
 }
