@@ -15,6 +15,7 @@
 #include <string>
 
 #include "check.h"
+#include "glassllm/fast/blas.h"
 #include "glassllm/model/model.h"
 #include "model_fixtures.h"
 
@@ -268,6 +269,71 @@ TEST_CASE("model: repeat_kv and grouped attention give the same logits and gradi
           " weights = ", dg);
   // The gradients are not trivially zero.
   CHECK(max_abs_diff(grads_ref[2], zeros_like(grads_ref[2])) > 1e-6);
+}
+
+// How many elements of a and b differ (a NaN differs from everything): 0
+// when the two are equal bit for bit, which max_abs_diff cannot tell.
+static std::size_t elements_differing(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.shape() == b.shape());
+  std::vector<double> x = a.to_vector(), y = b.to_vector();
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) n += !(x[i] == y[i]);
+  return n;
+}
+
+TEST_CASE("model: a decode step's attention gives the same bits on both K/V paths") {
+  // One query per head (and two, while G * 2 <= 8) against m cached keys:
+  // products of at most 8 rows, which the few-rows kernels compute row by
+  // row in the same way whatever the number of rows, so the grouped path (G
+  // rows per K/V head) and the repeat_kv path (1 row per head) must agree to
+  // the bit: m from 1 to past the kernels' blocks of keys, head dims that are
+  // and are not whole SIMD batches, on 1 and on 2 threads.
+  const int previous = std::max(1, blas_info().threads);  // 0: the library's own
+  for (DType dt : {f32, f64})
+    for (std::size_t G : {1, 2, 3, 4, 7, 8})
+      for (std::size_t hd : {32, 40, 64})
+        for (std::size_t m : {1, 37, 300, 1030})
+          for (std::size_t T : {1, 2}) {
+            if (G * T > 8 || T > m) continue;
+            CAPTURE(dtype_name(dt));
+            CAPTURE(G);
+            CAPTURE(hd);
+            CAPTURE(m);
+            CAPTURE(T);
+            const std::size_t Hkv = 2, H = G * Hkv;
+            Tensor q = randn({1, H, T, hd}, 1, dt), k = randn({1, Hkv, m, hd}, 2, dt);
+            Tensor v = randn({1, Hkv, m, hd}, 3, dt);
+            const std::size_t start = m - T;  // the queries are the last T positions
+            set_blas_threads(2);
+            Tensor ref = attend(q, k, v, start, 0, Attention::repeat_kv);
+            Tensor grp = attend(q, k, v, start, 0, Attention::grouped);
+            CHECK(elements_differing(ref, grp) == 0);
+            set_blas_threads(1);
+            CHECK(elements_differing(grp,
+                                     attend(q, k, v, start, 0, Attention::grouped)) == 0);
+            // Not vacuous: the output is no copy of v's rows, and sound.
+            CHECK(max_abs_diff(ref, zeros_like(ref)) > 1e-3);
+          }
+  set_blas_threads(previous);
+}
+
+TEST_CASE("model: decoding token by token gives the same logits on both K/V paths") {
+  // Every step is a decode step (one token), so each layer's attention, and
+  // with it everything after, is the same bit for bit on both paths.
+  GlassLM model(tiny(16), 4, f32);
+  std::vector<std::int64_t> seq = sequence(12, 16, 1);
+  no_grad guard;
+  std::vector<Tensor> logits[2];
+  for (Attention path : kPaths) {
+    model.attention = path;
+    Cache cache = model.new_cache(CacheMode::preallocated);
+    for (std::size_t t = 0; t < seq.size(); ++t)
+      logits[int(path)].push_back(model.forward({seq[t]}, &cache, t));
+  }
+  for (std::size_t t = 0; t < seq.size(); ++t) {
+    CAPTURE(t);
+    CHECK(elements_differing(logits[0][t], logits[1][t]) == 0);
+  }
 }
 
 // ---- the cache ----------------------------------------------------------------------

@@ -97,7 +97,7 @@ TEST_CASE("naive_matmul names itself and both shapes for bad input") {
 
 TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape") {
   // Shapes that reach every branch of the GEMM (glassllm/fast/blas.cpp): one
-  // row (GEMV), a few rows against a long operand (the few-rows kernels),
+  // row and a few rows (the few-rows kernels; with linear, x @ w^T),
   // one B for a whole batch (a single GEMM), broadcast batches, and plain
   // OpenBLAS. Inputs are the same numbers in both dtypes; the reference is
   // naive_matmul in float64.
@@ -105,11 +105,13 @@ TEST_CASE("matmul, matmul_t and linear equal naive_matmul on every kind of shape
     Shape as, bs;
   };
   const Case cases[] = {
-      {{1, 64}, {64, 300}},          // one row: GEMV
+      {{1, 64}, {64, 300}},          // one row
       {{1, 37}, {37, 21}},           // one row, K and N not whole batches of lanes
       {{5}, {2, 5, 7}},              // 1-D a against a batch
       {{2, 3, 4}, {4}},              // batch against 1-D b
       {{2, 4, 300}, {2, 300, 64}},   // probs @ values, few rows, K >= 256
+      {{3, 70}, {70, 530}},          // few rows, N > 256: blocks of batches of C
+      {{8, 20}, {20, 45}},           // 8 rows, short K, N not whole batches
       {{3, 8, 17}, {17, 9}},         // one B for the whole batch
       {{2, 1, 6, 5}, {1, 3, 5, 4}},  // both operands broadcast
       {{1, 2, 40, 33}, {3, 1, 33, 50}},
@@ -467,39 +469,40 @@ TEST_CASE("blas_info names the backend and its kernels and uses every core by de
 }
 
 TEST_CASE(
-    "a few rows against a long operand (attention's grouped decode step) match plain "
-    "loops") {
-  // M query rows against m = 301 keys of hd = 64 or 40 (matmul_t), then the
-  // probabilities [M, 301] @ values [301, hd] (matmul): the shapes that
-  // bypass OpenBLAS's packing. 301 keys leave a remainder after the blocks of
-  // keys done together, and hd = 40 is not a whole number of batches (it takes
-  // the one-key-at-a-time path). Checked against sums written out as loops.
-  const std::size_t m = 301;
+    "a few rows against a long operand (attention's decode step) match plain loops") {
+  // M query rows (M <= 8: the few-rows kernels) against m keys of hd = 64 or
+  // 40 (matmul_t), then the probabilities [M, m] @ values [m, hd] (matmul).
+  // m = 301 leaves a remainder after the blocks of keys done together and
+  // after the blocks of value rows; m = 37 is shorter than one block; hd = 40
+  // is not a whole number of batches (the one-key-at-a-time path, and value
+  // columns past the last batch). Checked against sums written out as loops.
   for (DType dt : {DType::float32, DType::float64}) {
     CAPTURE(dtype_name(dt));
-    for (std::size_t hd : {64, 40})
-      for (std::size_t M : {2, 3, 4, 5, 8}) {
-        CAPTURE(hd);
-        CAPTURE(M);
-        Tensor q = randn({1, 2, M, hd}, 1, dt), k = randn({1, 2, m, hd}, 2, dt);
-        Tensor p = randn({1, 2, M, m}, 3, dt), v = randn({1, 2, m, hd}, 4, dt);
-        Tensor s = matmul_t(q, k), o = matmul(p, v);
-        double tol = dt == DType::float32 ? 1e-3 : 1e-10;
-        for (std::size_t h = 0; h < 2; ++h)
-          for (std::size_t i = 0; i < M; ++i) {
-            for (std::size_t j = 0; j < m; ++j) {
-              double dot = 0;
-              for (std::size_t d = 0; d < hd; ++d)
-                dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
-              CHECK(s.at({0, h, i, j}) == doctest::Approx(dot).epsilon(tol));
+    for (std::size_t m : {37, 301})
+      for (std::size_t hd : {64, 40})
+        for (std::size_t M : {1, 2, 3, 4, 5, 8}) {
+          CAPTURE(m);
+          CAPTURE(hd);
+          CAPTURE(M);
+          Tensor q = randn({1, 2, M, hd}, 1, dt), k = randn({1, 2, m, hd}, 2, dt);
+          Tensor p = randn({1, 2, M, m}, 3, dt), v = randn({1, 2, m, hd}, 4, dt);
+          Tensor s = matmul_t(q, k), o = matmul(p, v);
+          double tol = dt == DType::float32 ? 1e-3 : 1e-10;
+          for (std::size_t h = 0; h < 2; ++h)
+            for (std::size_t i = 0; i < M; ++i) {
+              for (std::size_t j = 0; j < m; ++j) {
+                double dot = 0;
+                for (std::size_t d = 0; d < hd; ++d)
+                  dot += q.at({0, h, i, d}) * k.at({0, h, j, d});
+                CHECK(s.at({0, h, i, j}) == doctest::Approx(dot).epsilon(tol));
+              }
+              for (std::size_t d = 0; d < hd; ++d) {
+                double sum = 0;
+                for (std::size_t j = 0; j < m; ++j)
+                  sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
+                CHECK(o.at({0, h, i, d}) == doctest::Approx(sum).epsilon(tol));
+              }
             }
-            for (std::size_t d = 0; d < hd; d += 9) {
-              double sum = 0;
-              for (std::size_t j = 0; j < m; ++j)
-                sum += p.at({0, h, i, j}) * v.at({0, h, j, d});
-              CHECK(o.at({0, h, i, d}) == doctest::Approx(sum).epsilon(tol));
-            }
-          }
-      }
+        }
   }
 }

@@ -1,8 +1,7 @@
 // blas.cpp: every matrix product in GlassLM ends here, in one gemm(). It
-// handles the shapes that need no library (an empty sum), sends a few rows
-// (or one row against a weight matrix) against a long operand to the kernels
-// below, and passes everything else to the backend chosen at configure time
-// with -DGLASSLLM_BLAS (CMakeLists.txt):
+// handles the shapes that need no library (an empty sum), sends products of
+// up to 8 rows (decoding) to the kernels below, and passes everything else to
+// the backend chosen at configure time with -DGLASSLLM_BLAS (CMakeLists.txt):
 //
 //   openblas  backends/openblas.cpp  OpenBLAS, opened at run time (Linux)
 //   system    backends/system.cpp    the BLAS CMake's FindBLAS found, via CBLAS
@@ -46,15 +45,17 @@ int default_blas_threads() {
 
 namespace {
 
-// ---- a few rows against a long B ------------------------------------------------
+// ---- a few rows against B -------------------------------------------------------
 //
 // Attention's decode step in the grouped path multiplies G rows of queries
 // (G = 4 for exaone-4.0-1.2b) with a K/V cache of thousands of positions:
 // M = 2..8, and B is the whole cache of one head. OpenBLAS's GEMM first packs
 // B into its own buffer (sgemm_incopy / itcopy: 58 % of that step's time, as
 // `perf` shows), which is one more read and a write of the entire cache: the
-// very copy the grouped path exists to avoid. These two kernels read B once,
-// in place. Used only for such shapes; everything else goes to the backend.
+// very copy the grouped path exists to avoid. These kernels read B once, in
+// place, for every product of 1 to 8 rows (split_few_rows), and compute each
+// row the same way whatever the number of rows; everything else goes to the
+// backend.
 
 // These kernels do a few multiply-adds per value of B they load, which keeps
 // fewer reads in flight than a plain copy does: the hardware prefetcher alone
@@ -94,6 +95,23 @@ const std::array<std::size_t, xsimd::batch<T>::size>& haddp_lanes() {
   return lanes;
 }
 
+// The sum of one batch's lanes, added in the order in which xsimd::haddp adds
+// each of its rows (xsimd::hadd adds them in another order). few_rows_nt ends
+// most dot products inside one haddp of W of them, and the ones left over on
+// their own, with lane_sum: both round alike, so a row's result does not
+// depend on how many rows or keys share the call (and the grouped and
+// repeat_kv paths agree to the bit).
+template <class T>
+T lane_sum(const xsimd::batch<T>& v) {
+  using V = xsimd::batch<T>;
+  V rows[V::size];
+  rows[0] = v;
+  for (std::size_t q = 1; q < V::size; ++q) rows[q] = V(T(0));
+  alignas(64) T sums[V::size];
+  xsimd::haddp(rows).store_aligned(sums);
+  return sums[haddp_lanes<T>()[0]];
+}
+
 // C[i, j] = alpha * sum_k A[i, k] B[j, k] + beta * C[i, j]  (op(B) = B^T, B is
 // [N, K]): one pass over B's rows, KEYS = W / MR of them at a time (W = the
 // batch's lanes, MR a template argument so that the accumulators stay in
@@ -104,7 +122,7 @@ const std::array<std::size_t, xsimd::batch<T>::size>& haddp_lanes() {
 // (exaone-shaped decode step, q @ k^T over all 30 layers on the 2-core AMD
 // EPYC: 17 -> 9.3 ms, the floor of reading K once being 7.7 ms). When K is
 // not a whole number of batches, or MR > W, and for the last N % KEYS rows,
-// one B row at a time with a horizontal add each.
+// one B row at a time with a horizontal add each (lane_sum: in haddp's order).
 template <std::size_t MR, class T>
 void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
                  const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
@@ -148,7 +166,7 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
         acc[i] = xsimd::fma(V::load_unaligned(A + i * lda + k), bk, acc[i]);
     }
     for (std::size_t i = 0; i < MR; ++i) {
-      T dot = xsimd::hadd(acc[i]);
+      T dot = lane_sum(acc[i]);
       for (std::size_t k = KV; k < K; ++k) dot += A[i * lda + k] * b[k];
       put(C[i * ldc + j], alpha, dot, beta);
     }
@@ -156,30 +174,106 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
 }
 
 // C[i, :] = alpha * sum_k A[i, k] B[k, :] + beta * C[i, :]  (B is [K, N], N
-// small): one pass over B's rows, each added, scaled by A[i, k], into MR rows
-// of accumulators (MR * N values, in L1).
+// small). Each row of B is added, scaled by A[i, k], into MR rows of sums.
+// MR * N sums rarely fit in registers (4 rows of a head dim of 64 floats are
+// 32 AVX2 batches; AVX2 has 16 registers), and kept in memory they cost a
+// load and a store each for every row of B: on B already in cache that took
+// 3.7 times as long (240 MiB of B, 4 rows, one thread on the 2-core AMD EPYC:
+// 58 against 15 ms). So B is taken a block of rows at a time (kBlockBytes, which
+// stays in L1), and each block is swept once per tile of up to 2 rows of A
+// by 4 batches of C, whose 8 sums stay in registers through the block. Only
+// the first sweep reads B from memory (and asks for it kPrefetchBytes ahead);
+// the others find the block in L1. Every sum still adds B's rows in order
+// k = 0, 1, ..., so the result does not depend on the tiling.
+constexpr std::size_t kBlockBytes = 16 * 1024;
+
+// One tile: `rows` rows of B (from B) into RI rows of VB batches of sums at
+// `sums` (row length ld_sums), with A's RI rows from A.
+template <std::size_t RI, std::size_t VB, bool kPrefetch, class T>
+void nn_tile(std::size_t rows, const T* A, std::size_t lda, const T* B, std::size_t ldb,
+             T* sums, std::size_t ld_sums, std::size_t ahead, std::size_t row_lines) {
+  using V = xsimd::batch<T>;
+  constexpr std::size_t W = V::size;
+  V acc[RI][VB];
+  for (std::size_t i = 0; i < RI; ++i)
+    for (std::size_t v = 0; v < VB; ++v)
+      acc[i][v] = V::load_unaligned(sums + i * ld_sums + v * W);
+  for (std::size_t k = 0; k < rows; ++k) {
+    const T* b = B + k * ldb;
+    if constexpr (kPrefetch)
+      for (std::size_t line = 0; line < row_lines; ++line)
+        __builtin_prefetch(b + ahead + line * (64 / sizeof(T)));
+    V bk[VB];
+    for (std::size_t v = 0; v < VB; ++v) bk[v] = V::load_unaligned(b + v * W);
+    for (std::size_t i = 0; i < RI; ++i) {
+      V a(A[i * lda + k]);
+      for (std::size_t v = 0; v < VB; ++v) acc[i][v] = xsimd::fma(a, bk[v], acc[i][v]);
+    }
+  }
+  for (std::size_t i = 0; i < RI; ++i)
+    for (std::size_t v = 0; v < VB; ++v)
+      acc[i][v].store_unaligned(sums + i * ld_sums + v * W);
+}
+
+// nn_tile with RI (1 or 2) and VB (1 to 4) chosen at run time.
+template <bool kPrefetch, class T>
+void nn_tile_any(std::size_t ri, std::size_t vb, std::size_t rows, const T* A,
+                 std::size_t lda, const T* B, std::size_t ldb, T* sums,
+                 std::size_t ld_sums, std::size_t ahead, std::size_t row_lines) {
+  auto run = [&](auto ri_, auto vb_) {
+    nn_tile<ri_(), vb_(), kPrefetch>(rows, A, lda, B, ldb, sums, ld_sums, ahead,
+                                     row_lines);
+  };
+  auto with_vb = [&](auto ri_) {
+    switch (vb) {
+      case 1:
+        return run(ri_, std::integral_constant<std::size_t, 1>{});
+      case 2:
+        return run(ri_, std::integral_constant<std::size_t, 2>{});
+      case 3:
+        return run(ri_, std::integral_constant<std::size_t, 3>{});
+      default:
+        return run(ri_, std::integral_constant<std::size_t, 4>{});
+    }
+  };
+  if (ri == 1) return with_vb(std::integral_constant<std::size_t, 1>{});
+  return with_vb(std::integral_constant<std::size_t, 2>{});
+}
+
 template <std::size_t MR, class T>
 void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
                  const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
   using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size;
-  const std::size_t NV = N / W * W;  // the part done in whole batches
-  std::vector<T> acc(MR * N, T(0));
+  constexpr std::size_t W = V::size, RI = 2, VB = 4;
+  const std::size_t NV = N / W, tail = NV * W;  // whole batches, then columns tail..N-1
+  std::vector<T> sums(MR * N, T(0));
+  const std::size_t block = std::max<std::size_t>(8, kBlockBytes / (N * sizeof(T)));
   const std::size_t ahead = rows_ahead(N * sizeof(T)) * ldb;
-  for (std::size_t k = 0; k < K; ++k) {
-    const T* b = B + k * ldb;
-    for (std::size_t j = 0; j < N; j += 64 / sizeof(T)) __builtin_prefetch(b + ahead + j);
-    for (std::size_t i = 0; i < MR; ++i) {
-      const T a = A[i * lda + k];
-      T* row = acc.data() + i * N;
-      for (std::size_t j = 0; j < NV; j += W)
-        xsimd::fma(V(a), V::load_unaligned(b + j), V::load_unaligned(row + j))
-            .store_unaligned(row + j);
-      for (std::size_t j = NV; j < N; ++j) row[j] += a * b[j];
-    }
+  const std::size_t row_lines = (N * sizeof(T) + 63) / 64;
+  for (std::size_t k0 = 0; k0 < K; k0 += block) {
+    const std::size_t rows = std::min(block, K - k0);
+    const T* b = B + k0 * ldb;
+    bool first = true;
+    for (std::size_t i = 0; i < MR; i += RI)
+      for (std::size_t v = 0; v < NV; v += VB) {
+        const std::size_t ri = std::min(RI, MR - i), vb = std::min(VB, NV - v);
+        T* s = sums.data() + i * N + v * W;
+        if (first)
+          nn_tile_any<true>(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb, s, N,
+                            ahead, row_lines);
+        else
+          nn_tile_any<false>(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb, s, N,
+                             ahead, row_lines);
+        first = false;
+      }
+    // The columns after the last whole batch, one at a time.
+    for (std::size_t k = k0; k < k0 + rows; ++k)
+      for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t j = tail; j < N; ++j)
+          sums[i * N + j] += A[i * lda + k] * B[k * ldb + j];
   }
   for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t j = 0; j < N; ++j) put(C[i * ldc + j], alpha, acc[i * N + j], beta);
+    for (std::size_t j = 0; j < N; ++j) put(C[i * ldc + j], alpha, sums[i * N + j], beta);
 }
 
 // The same when N is NV whole batches (a head dim of 64 floats is 4 AVX-512
@@ -212,10 +306,12 @@ void few_rows_nn_regs(std::size_t K, T alpha, const T* A, std::size_t lda, const
     }
 }
 
-// Calls f with std::integral_constant<std::size_t, M> for M in 2..8.
+// Calls f with std::integral_constant<std::size_t, M> for M in 1..8.
 template <class F>
 void with_rows(std::size_t M, F f) {
   switch (M) {
+    case 1:
+      return f(std::integral_constant<std::size_t, 1>{});
     case 2:
       return f(std::integral_constant<std::size_t, 2>{});
     case 3:
@@ -288,12 +384,47 @@ void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::s
   });
 }
 
-// backend::gemv (y = alpha * op(B)^T x + beta * y, see gemm's M == 1 case),
-// split into tasks over y. y = B x (a linear layer decoding one token) goes to
-// few_rows_nt with one row instead: W / 1 of B's rows at a time, their dot
-// products added across by haddp. At the default model's sizes ([384, 128]
-// and smaller) OpenBLAS's call took 1.3-1.7 times as long, most of it fixed
-// cost per call.
+// A few rows of A, not transposed (M <= 8: decoding, attention's decode step
+// with G query rows per K/V head), against B: the few-rows kernels above,
+// which read B once, in place, instead of letting GEMM pack it. In tasks over
+// C's columns (B's rows when trans_b), each at least kGemvTaskElements of B.
+// Every element of C comes out of the same operations whatever M, the cut
+// into tasks or the thread count: few_rows_nt ends each dot product in
+// haddp's order (lane_sum), few_rows_nn adds B's rows into each sum in order,
+// and the cut falls on whole batches. So attention's decode step gives the
+// same bits on the grouped path (G rows per product) as on the repeat_kv
+// path (1 row per product). For one row, y = B x with B [N, K] (a linear
+// layer decoding a token), OpenBLAS's GEMV took 1.3-1.7 times as long at the
+// default model's sizes ([384, 128] and smaller), most of it fixed cost.
+template <class T>
+void split_few_rows(bool trans_b, std::size_t M, std::size_t N, std::size_t K, T alpha,
+                    const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
+                    T* C, std::size_t ldc) {
+  // Inside a task (one head of gemm_batch) the cut would only run one after
+  // another, and for B [K, N] each piece reads a strip of every row of B.
+  const std::size_t tasks =
+      backend::threads_itself() || pool::inside_task()
+          ? 1
+          : std::min(kMaxTasks, std::max<std::size_t>(1, N * K / kGemvTaskElements));
+  const std::size_t block = block_length(N, tasks);
+  with_rows(M, [&](auto rows) {
+    constexpr std::size_t MR = rows(), W = xsimd::batch<T>::size;
+    pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
+      const std::size_t first = t * block, size = std::min(block, N - first);
+      if (trans_b)  // C[:, first..] = A B[first.., :]^T
+        few_rows_nt<MR>(size, K, alpha, A, lda, B + first * ldb, ldb, beta, C + first,
+                        ldc);
+      else if (MR <= 4 && size == 4 * W)  // C[:, first..] = A B[:, first..]
+        few_rows_nn_regs<MR, 4>(K, alpha, A, lda, B + first, ldb, beta, C + first, ldc);
+      else
+        few_rows_nn<MR>(size, K, alpha, A, lda, B + first, ldb, beta, C + first, ldc);
+    });
+  });
+}
+
+// backend::gemv for the one row of op(A) that is a column of A (trans_a: K
+// elements lda apart): y = alpha * op(B)^T x + beta * y, split into tasks
+// over y.
 template <class T>
 void split_gemv(bool trans_b, std::size_t N, std::size_t K, T alpha, const T* x,
                 std::size_t incx, const T* B, std::size_t ldb, T beta, T* y) {
@@ -304,9 +435,7 @@ void split_gemv(bool trans_b, std::size_t N, std::size_t K, T alpha, const T* x,
   std::size_t block = block_length(N, tasks);
   pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
     std::size_t first = t * block, size = std::min(block, N - first);
-    if (trans_b && incx == 1)  // y[first..] = B[first.., :] x, as one row against B's
-      few_rows_nt<1>(size, K, alpha, x, K, B + first * ldb, ldb, beta, y + first, 1);
-    else if (trans_b)
+    if (trans_b)  // y[first..] = B[first.., :] x
       backend::gemv<T>(false, size, K, alpha, B + first * ldb, ldb, x, incx, beta,
                        y + first);
     else  // y[first..] = B[:, first..]^T x
@@ -341,30 +470,12 @@ void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t 
         C[i * ldc + j] = beta == T(0) ? T(0) : beta * C[i * ldc + j];
     return;
   }
-  if (M == 1) {
-    // One row (decoding one token): a matrix-vector product, y = op(B)^T x,
-    // which GEMV streams through B once. op(B) is [K, N]: stored [N, K] when
-    // trans_b (then y = B x), else [K, N] (then y = B^T x). x is A's one row,
-    // or with trans_a A's one column, K elements lda apart. Each y_j is one
-    // dot product whatever the thread count, so results stay reproducible.
-    return split_gemv<T>(trans_b, N, K, alpha, A, trans_a ? lda : 1, B, ldb, beta, C);
-  }
-  // A few rows against a long B (attention's grouped decode step): read B
-  // once, in place, instead of letting GEMM pack it (see few_rows_nt).
-  if (!trans_a && M <= 8) {
-    if (trans_b && N >= 256)
-      return with_rows(M, [&](auto rows) {
-        few_rows_nt<rows()>(N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-      });
-    if (!trans_b && K >= 256 && N <= 256)
-      return with_rows(M, [&](auto rows) {
-        constexpr std::size_t W = xsimd::batch<T>::size;
-        if (rows() <= 4 && N == 4 * W)
-          few_rows_nn_regs<rows(), 4>(K, alpha, A, lda, B, ldb, beta, C, ldc);
-        else
-          few_rows_nn<rows()>(N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-      });
-  }
+  // A few rows (decoding): see split_few_rows. When M == 1 this is a
+  // matrix-vector product, y = op(B)^T x, which reads B once either way.
+  if (!trans_a && M <= 8)
+    return split_few_rows<T>(trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (M == 1)  // x is A's one column, K elements lda apart
+    return split_gemv<T>(trans_b, N, K, alpha, A, lda, B, ldb, beta, C);
   split_gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
