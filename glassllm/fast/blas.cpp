@@ -364,6 +364,13 @@ std::size_t gemm_tasks(std::size_t M, std::size_t N, std::size_t K) {
   return std::max<std::size_t>(1, std::min({by_work, by_length, kMaxTasks}));
 }
 
+// Tasks for a product that reads its B [N, K] once (a few rows, or one):
+// about one per kGemvTaskElements of B, at most kMaxTasks.
+std::size_t read_once_tasks(std::size_t N, std::size_t K) {
+  if (backend::threads_itself()) return 1;
+  return std::min(kMaxTasks, std::max<std::size_t>(1, N * K / kGemvTaskElements));
+}
+
 // backend::gemm, split into tasks over C's rows or columns.
 template <class T>
 void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
@@ -409,11 +416,9 @@ void split_few_rows(bool trans_b, std::size_t M, std::size_t N, std::size_t K, T
   // as reading B straight through, against 1.5 uncut (one thread, 2-core AMD
   // EPYC). Inside a task (one head of gemm_batch) the pieces would only run
   // one after another.
-  std::size_t tasks =
-      std::min(kMaxTasks, std::max<std::size_t>(1, N * K / kGemvTaskElements));
+  std::size_t tasks = pool::inside_task() ? 1 : read_once_tasks(N, K);
   if (!trans_b)
     tasks = std::min(tasks, std::max<std::size_t>(1, N * sizeof(T) / kMinStripBytes));
-  if (backend::threads_itself() || pool::inside_task()) tasks = 1;
   const std::size_t block = block_length(N, tasks);
   with_rows(M, [&](auto rows) {
     constexpr std::size_t MR = rows(), W = xsimd::batch<T>::size;
@@ -436,11 +441,7 @@ void split_few_rows(bool trans_b, std::size_t M, std::size_t N, std::size_t K, T
 template <class T>
 void split_gemv(bool trans_b, std::size_t N, std::size_t K, T alpha, const T* x,
                 std::size_t incx, const T* B, std::size_t ldb, T beta, T* y) {
-  std::size_t tasks =
-      backend::threads_itself()
-          ? 1
-          : std::min(kMaxTasks, std::max<std::size_t>(1, N * K / kGemvTaskElements));
-  std::size_t block = block_length(N, tasks);
+  std::size_t block = block_length(N, read_once_tasks(N, K));
   pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
     std::size_t first = t * block, size = std::min(block, N - first);
     if (trans_b)  // y[first..] = B[first.., :] x
