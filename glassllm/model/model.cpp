@@ -427,8 +427,10 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
     // A preallocated cache hands back its whole buffer, [B, Hkv, max_len, hd]:
     // m = max_len, and slots >= length() hold zeros. They are at positions
     // > start + T - 1, later than every query, so the causal mask hides them
-    // and they get probability exactly 0 (llama.cpp does the same with its
-    // fixed K/V buffer: attend over the buffer, mask what is not written).
+    // and they get probability exactly 0. (llama.cpp also keeps a fixed K/V
+    // buffer and masks the cells not written, but attends only over the
+    // written cells, padded to a multiple of 32 or 256; here every step
+    // reads the whole buffer, as docs/05 says.)
   }
 
   // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
