@@ -60,8 +60,9 @@ namespace {
 // These kernels do a few multiply-adds per value of B they load, which keeps
 // fewer reads in flight than a plain copy does: the hardware prefetcher alone
 // left them at 1.5-1.8 times the time of reading B once (AMD EPYC with AVX2).
-// So each asks for B about kPrefetchBytes ahead of where it reads, in rows.
-// (exaone-4.0-1.2b-shaped decode step's attention, 30 layers, 2 threads:
+// So each asks for B ahead of where it reads: few_rows_nt and
+// few_rows_nn_regs kPrefetchBytes ahead, in rows, few_rows_nn a block ahead
+// (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers, 2 threads:
 // 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms for
 // reading K and V once; docs/10.)
 constexpr std::size_t kPrefetchBytes = 2048;
@@ -181,17 +182,46 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
 // 3.7 times as long (240 MiB of B, 4 rows, one thread on the 2-core AMD EPYC:
 // 58 against 15 ms). So B is taken a block of rows at a time (kBlockBytes, which
 // stays in L1), and each block is swept once per tile of up to 2 rows of A
-// by 4 batches of C, whose 8 sums stay in registers through the block. Only
-// the first sweep reads B from memory (and asks for it kPrefetchBytes ahead);
-// the others find the block in L1. Every sum still adds B's rows in order
-// k = 0, 1, ..., so the result does not depend on the tiling.
-constexpr std::size_t kBlockBytes = 16 * 1024;
+// by 4 batches of C, whose 8 sums stay in registers through the block. Every
+// sum still adds B's rows in order k = 0, 1, ..., so the result does not
+// depend on the tiling.
+//
+// While it sweeps one block, the kernel asks for the next one (NextBlock),
+// a few lines per row of every sweep, so that memory is kept busy all the
+// time and the next block is in L1 when the sweeps reach it. Asking only in
+// the first sweep, 2 KiB ahead, asked for nothing during the sweeps from L1:
+// `probs @ v` of the exaone-shaped decode step (30 layers, 2 threads) took
+// 1.37-1.61 times as long as reading V once, and 1.17-1.40 times this way
+// (in-process A/B, configurations alternated 11 times, five runs).
+constexpr std::size_t kBlockBytes = 8 * 1024;
+
+// The lines of a block of B's rows (`rows` rows of `row_lines` 64-byte lines,
+// ldb elements apart), asked for from memory a few at a time, in order.
+template <class T>
+struct NextBlock {
+  const T* row = nullptr;  // the row being asked for
+  std::size_t row_lines = 0, ldb = 0;
+  std::size_t line = 0;  // the next line of that row
+  std::size_t left = 0;  // lines not yet asked for
+
+  void ask(std::size_t lines) {
+    for (; lines > 0 && left > 0; --lines, --left) {
+      __builtin_prefetch(row + line * (64 / sizeof(T)));  // never faults
+      if (++line == row_lines) {
+        line = 0;
+        row += ldb;
+      }
+    }
+  }
+};
 
 // One tile: `rows` rows of B (from B) into RI rows of VB batches of sums at
-// `sums` (row length ld_sums), with A's RI rows from A.
-template <std::size_t RI, std::size_t VB, bool kPrefetch, class T>
+// `sums` (row length ld_sums), with A's RI rows from A; asks for
+// `lines_per_row` lines of `next` per row.
+template <std::size_t RI, std::size_t VB, class T>
 void nn_tile(std::size_t rows, const T* A, std::size_t lda, const T* B, std::size_t ldb,
-             T* sums, std::size_t ld_sums, std::size_t ahead, std::size_t row_lines) {
+             T* sums, std::size_t ld_sums, NextBlock<T>& next,
+             std::size_t lines_per_row) {
   using V = xsimd::batch<T>;
   constexpr std::size_t W = V::size;
   V acc[RI][VB];
@@ -199,10 +229,8 @@ void nn_tile(std::size_t rows, const T* A, std::size_t lda, const T* B, std::siz
     for (std::size_t v = 0; v < VB; ++v)
       acc[i][v] = V::load_unaligned(sums + i * ld_sums + v * W);
   for (std::size_t k = 0; k < rows; ++k) {
+    next.ask(lines_per_row);
     const T* b = B + k * ldb;
-    if constexpr (kPrefetch)
-      for (std::size_t line = 0; line < row_lines; ++line)
-        __builtin_prefetch(b + ahead + line * (64 / sizeof(T)));
     V bk[VB];
     for (std::size_t v = 0; v < VB; ++v) bk[v] = V::load_unaligned(b + v * W);
     for (std::size_t i = 0; i < RI; ++i) {
@@ -216,13 +244,12 @@ void nn_tile(std::size_t rows, const T* A, std::size_t lda, const T* B, std::siz
 }
 
 // nn_tile with RI (1 or 2) and VB (1 to 4) chosen at run time.
-template <bool kPrefetch, class T>
+template <class T>
 void nn_tile_any(std::size_t ri, std::size_t vb, std::size_t rows, const T* A,
                  std::size_t lda, const T* B, std::size_t ldb, T* sums,
-                 std::size_t ld_sums, std::size_t ahead, std::size_t row_lines) {
+                 std::size_t ld_sums, NextBlock<T>& next, std::size_t lines_per_row) {
   auto run = [&](auto ri_, auto vb_) {
-    nn_tile<ri_(), vb_(), kPrefetch>(rows, A, lda, B, ldb, sums, ld_sums, ahead,
-                                     row_lines);
+    nn_tile<ri_(), vb_()>(rows, A, lda, B, ldb, sums, ld_sums, next, lines_per_row);
   };
   auto with_vb = [&](auto ri_) {
     switch (vb) {
@@ -248,23 +275,22 @@ void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
   const std::size_t NV = N / W, tail = NV * W;  // whole batches, then columns tail..N-1
   std::vector<T> sums(MR * N, T(0));
   const std::size_t block = std::max<std::size_t>(8, kBlockBytes / (N * sizeof(T)));
-  const std::size_t ahead = rows_ahead(N * sizeof(T)) * ldb;
   const std::size_t row_lines = (N * sizeof(T) + 63) / 64;
+  // Tiles per block: each sweeps the block once.
+  const std::size_t sweeps = (MR + RI - 1) / RI * ((NV + VB - 1) / VB);
   for (std::size_t k0 = 0; k0 < K; k0 += block) {
     const std::size_t rows = std::min(block, K - k0);
     const T* b = B + k0 * ldb;
-    bool first = true;
+    // The next block's lines, spread over this block's sweeps and rows.
+    const std::size_t next_rows = k0 + rows < K ? std::min(block, K - k0 - rows) : 0;
+    NextBlock<T> next{b + rows * ldb, row_lines, ldb, 0, next_rows * row_lines};
+    const std::size_t lines_per_row =
+        sweeps == 0 ? 0 : (next.left + sweeps * rows - 1) / (sweeps * rows);
     for (std::size_t i = 0; i < MR; i += RI)
       for (std::size_t v = 0; v < NV; v += VB) {
         const std::size_t ri = std::min(RI, MR - i), vb = std::min(VB, NV - v);
-        T* s = sums.data() + i * N + v * W;
-        if (first)
-          nn_tile_any<true>(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb, s, N,
-                            ahead, row_lines);
-        else
-          nn_tile_any<false>(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb, s, N,
-                             ahead, row_lines);
-        first = false;
+        nn_tile_any(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb,
+                    sums.data() + i * N + v * W, N, next, lines_per_row);
       }
     // The columns after the last whole batch, one at a time.
     for (std::size_t k = k0; k < k0 + rows; ++k)
