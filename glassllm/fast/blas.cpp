@@ -62,8 +62,8 @@ namespace {
 // left them at 1.5-1.8 times the time of reading B once (AMD EPYC with AVX2).
 // So each asks for B ahead of where it reads: few_rows_nt and
 // few_rows_nn_regs kPrefetchBytes ahead, in rows, few_rows_nn a block ahead
-// (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers, 2 threads:
-// 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms for
+// (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers,
+// 2 threads: 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms for
 // reading K and V once; docs/10.)
 constexpr std::size_t kPrefetchBytes = 2048;
 
@@ -195,8 +195,9 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
 // (in-process A/B, configurations alternated 11 times, five runs).
 constexpr std::size_t kBlockBytes = 8 * 1024;
 
-// The lines of a block of B's rows (`rows` rows of `row_lines` 64-byte lines,
-// ldb elements apart), asked for from memory a few at a time, in order.
+// The `left` lines of a block of B's rows (rows of `row_lines` 64-byte
+// lines, ldb elements apart, from `row`), asked for from memory a few at a
+// time, in order.
 template <class T>
 struct NextBlock {
   const T* row = nullptr;  // the row being asked for
@@ -282,7 +283,7 @@ void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
     const std::size_t rows = std::min(block, K - k0);
     const T* b = B + k0 * ldb;
     // The next block's lines, spread over this block's sweeps and rows.
-    const std::size_t next_rows = k0 + rows < K ? std::min(block, K - k0 - rows) : 0;
+    const std::size_t next_rows = std::min(block, K - (k0 + rows));  // 0 after the last
     NextBlock<T> next{b + rows * ldb, row_lines, ldb, 0, next_rows * row_lines};
     const std::size_t lines_per_row =
         sweeps == 0 ? 0 : (next.left + sweeps * rows - 1) / (sweeps * rows);
