@@ -73,41 +73,61 @@ struct Blocking {
   static constexpr std::size_t NC = 4096 / NR * NR;
 };
 
-// op(X)[r, c] for X stored row-major with row length ld, transposed or not.
+// op(X)[r, c] for X stored row-major with row length ld, transposed or not:
+// the number at data + r * row_step() + c * col_step().
 template <class T>
 struct Operand {
   const T* data;
   std::size_t ld;
   bool trans;
-  T at(std::size_t r, std::size_t c) const {
-    return trans ? data[c * ld + r] : data[r * ld + c];
+  std::size_t row_step() const { return trans ? 1 : ld; }
+  std::size_t col_step() const { return trans ? ld : 1; }
+  const T* at(std::size_t r, std::size_t c) const {
+    return data + r * row_step() + c * col_step();
   }
 };
 
+// Packs one panel of W lanes (rows of op(A), or columns of op(B)) over kc
+// steps of the sum: out[k * W + l] = src[k * step_k + l * step_l], with the
+// lanes from `lanes` to W zero, so the kernel never needs a shorter tile.
+// It reads memory in the order it is laid out: across the lanes when they
+// are neighbours (step_l == 1), else one lane at a time along k. Read
+// number by number in the panel's order, with a bounds test each, packing
+// was a quarter of a default-config training step in a builtin build; this
+// way the step took 152 ms instead of 172 (medians of 6 alternated runs on
+// the 2-core AMD EPYC, against 136 with OpenBLAS).
+template <std::size_t W, class T>
+void pack_panel(const T* src, std::size_t step_k, std::size_t step_l, std::size_t lanes,
+                std::size_t kc, T* out) {
+  if (lanes < W) std::fill(out, out + kc * W, T(0));
+  if (step_l == 1)
+    for (std::size_t k = 0; k < kc; ++k)
+      for (std::size_t l = 0; l < lanes; ++l) out[k * W + l] = src[k * step_k + l];
+  else
+    for (std::size_t l = 0; l < lanes; ++l)
+      for (std::size_t k = 0; k < kc; ++k) out[k * W + l] = src[k * step_k + l * step_l];
+}
+
 // Packs op(A)[rows, ks] (rows = mc, ks = kc, from row i0, column k0) into
 // panels of MR rows: panel p holds, for each k, its MR numbers side by side
-// (a[k * MR + i]), which is the order the micro-kernel reads. Rows past mc
-// are zero, so the kernel never needs a shorter tile.
+// (a[k * MR + i]), which is the order the micro-kernel reads.
 template <class T>
 void pack_a(const Operand<T>& A, std::size_t i0, std::size_t mc, std::size_t k0,
             std::size_t kc, T* out) {
   constexpr std::size_t MR = Blocking<T>::MR;
-  for (std::size_t p = 0; p < mc; p += MR)
-    for (std::size_t k = 0; k < kc; ++k)
-      for (std::size_t i = 0; i < MR; ++i)
-        *out++ = p + i < mc ? A.at(i0 + p + i, k0 + k) : T(0);
+  for (std::size_t p = 0; p < mc; p += MR, out += kc * MR)
+    pack_panel<MR>(A.at(i0 + p, k0), A.col_step(), A.row_step(), std::min(MR, mc - p), kc,
+                   out);
 }
 
-// Packs op(B)[ks, cols] into panels of NR columns: b[k * NR + j]. Columns
-// past nc are zero.
+// Packs op(B)[ks, cols] into panels of NR columns: b[k * NR + j].
 template <class T>
 void pack_b(const Operand<T>& B, std::size_t k0, std::size_t kc, std::size_t j0,
             std::size_t nc, T* out) {
   constexpr std::size_t NR = Blocking<T>::NR;
-  for (std::size_t p = 0; p < nc; p += NR)
-    for (std::size_t k = 0; k < kc; ++k)
-      for (std::size_t j = 0; j < NR; ++j)
-        *out++ = p + j < nc ? B.at(k0 + k, j0 + p + j) : T(0);
+  for (std::size_t p = 0; p < nc; p += NR, out += kc * NR)
+    pack_panel<NR>(B.at(k0, j0 + p), B.row_step(), B.col_step(), std::min(NR, nc - p), kc,
+                   out);
 }
 
 // The micro-kernel: acc[MR][NR] = A panel [MR, kc] @ B panel [kc, NR], both
