@@ -65,6 +65,29 @@ TEST_CASE("parallel_for runs every task exactly once, on any number of threads")
   set_blas_threads(previous);
 }
 
+TEST_CASE(
+    "loops in quick succession, and after the workers fell asleep, run every task once") {
+  // The hand-over between the caller and the workers has no lock while the
+  // workers spin (pool.cpp): run many short loops back to back, where a
+  // worker may join a loop just as the next one is being posted, and a few
+  // after a pause in which the workers go to sleep.
+  const int previous = blas_info().threads;
+  for (int threads : {2, 3}) {
+    CAPTURE(threads);
+    set_blas_threads(threads);
+    for (int loop = 0; loop < 20000; ++loop) {
+      const std::size_t n = 1 + std::size_t(loop % 5);
+      if (loop % 5000 == 4999) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::atomic<int> runs[5] = {};
+      pool::parallel_for(n, [&](std::size_t i) { runs[i]++; });
+      int wrong = 0;
+      for (std::size_t i = 0; i < 5; ++i) wrong += runs[i].load() != (i < n ? 1 : 0);
+      REQUIRE(wrong == 0);
+    }
+  }
+  set_blas_threads(previous);
+}
+
 TEST_CASE("a training step's loss and gradients are the same bits on 1 and 3 threads") {
   // The bench's shapes (d_model 128, d_ff 384, 4 layers) at batch 4: large
   // enough that products and loops are cut into several tasks.

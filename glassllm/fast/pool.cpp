@@ -157,16 +157,26 @@ class Pool {
   void resize(int n) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true);
     }
     wake_.notify_all();
     for (std::thread& w : workers_) w.join();
     workers_.clear();
-    stopping_ = false;
+    stopping_.store(false);
     for (int i = 1; i < n; ++i)
       workers_.emplace_back([this, i, seen = generation_.load()] { work(i - 1, seen); });
   }
 
+  // How a loop reaches the workers without a lock in the common case: a
+  // mutex taken by the caller and then by each worker, on their way in and
+  // out, passed between the cores several times per loop (a loop of 4 empty
+  // tasks on 2 threads: 0.92-1.08 us with it, 0.77-0.79 without, on a 2-core
+  // Xeon; the default training step 3-4 % faster). generation_ is even while a job is
+  // posted and odd while the caller writes the next one. A worker joins by raising
+  // active_ and then checking that generation_ has not moved; the caller
+  // makes generation_ odd and then waits for active_ to be 0 before it
+  // writes job_. Both steps are sequentially consistent, so one of the two
+  // always sees the other: job_ is never read while it is written.
   void run(std::size_t n, void (*task)(void*, std::size_t), void* context) {
     std::unique_lock<std::mutex> one_loop(run_mutex_, std::try_to_lock);
     if (!one_loop.owns_lock()) {  // another thread's loop is running: do it here
@@ -180,25 +190,24 @@ class Pool {
       for (std::size_t i = 0; i < n; ++i) task(context, i);
       return;
     }
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      // A worker that joined the previous loop too late to get a task may
-      // still hold its job: let it go before the job changes.
-      done_.wait(lock, [&] { return active_.load() == 0; });
-      job_ = {task, context, n, helpers, CpuSet::current()};
-      next_.store(0);
-      error_ = nullptr;
-      generation_.fetch_add(1, std::memory_order_release);
+    generation_.fetch_add(1);  // odd: the job is being written
+    // A worker that joined the previous loop too late to get a task may
+    // still hold its job: let it go before the job changes.
+    wait_for_workers();
+    job_ = {task, context, n, helpers, CpuSet::current()};
+    failed_.store(false, std::memory_order_relaxed);
+    next_.store(0, std::memory_order_relaxed);
+    generation_.fetch_add(1);  // even: posted
+    if (sleepers_.load() > 0) {
+      std::lock_guard<std::mutex> lock(mutex_);  // so that no sleeper misses it
+      wake_.notify_all();
     }
-    if (sleepers_.load() > 0) wake_.notify_all();
     take_tasks(job_);
-    // Wait for the workers still running a task they took.
-    if (!spin_until([&] { return active_.load() == 0; }, kSpin)) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [&] { return active_.load() == 0; });
+    wait_for_workers();  // the workers still running a task they took
+    if (failed_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::rethrow_exception(error_);
     }
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (error_) std::rethrow_exception(error_);
   }
 
  private:
@@ -272,7 +281,26 @@ class Pool {
     } catch (...) {
       next_.store(job.n);
       std::lock_guard<std::mutex> lock(mutex_);
-      if (!error_) error_ = std::current_exception();
+      if (!failed_.load()) error_ = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
+  // Returns once no worker holds the job: spins for kSpin, then sleeps until
+  // the last one leaves (leave() wakes it).
+  void wait_for_workers() {
+    if (spin_until([&] { return active_.load() == 0; }, kSpin)) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    caller_asleep_.store(true);
+    done_.wait(lock, [&] { return active_.load() == 0; });
+    caller_asleep_.store(false);
+  }
+
+  // A worker lets go of the job; the last one out wakes a sleeping caller.
+  void leave() {
+    if (active_.fetch_sub(1) == 1 && caller_asleep_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_all();
     }
   }
 
@@ -296,22 +324,27 @@ class Pool {
     int kept_off = -1;  // the caller's core this worker keeps off (-1: none yet)
     bool long_job = false;
     for (;;) {
-      auto new_job = [&] { return generation_.load(std::memory_order_acquire) != seen; };
-      std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-      if (spin_until(new_job, long_job ? std::chrono::microseconds(0) : kSpin)) {
-        lock.lock();
-      } else {
-        lock.lock();
+      auto new_job = [&] {
+        unsigned g = generation_.load();
+        return (g != seen && g % 2 == 0) || stopping_.load();
+      };
+      if (!spin_until(new_job, long_job ? std::chrono::microseconds(0) : kSpin)) {
+        std::unique_lock<std::mutex> lock(mutex_);
         ++sleepers_;
-        wake_.wait(lock, [&] { return new_job() || stopping_; });
+        wake_.wait(lock, new_job);
         --sleepers_;
       }
-      if (stopping_) return;
+      if (stopping_.load()) return;
       seen = generation_.load();
-      if (index >= job_.helpers || next_.load() >= job_.n) continue;
-      ++active_;
+      if (seen % 2 != 0) continue;  // the next job is already being written
+      active_.fetch_add(1);
+      // The caller may have begun the next job before this worker joined:
+      // then it will wait for this worker to leave, and the job is not read.
+      if (generation_.load() != seen || index >= job_.helpers || next_.load() >= job_.n) {
+        leave();
+        continue;
+      }
       Job job = job_;
-      lock.unlock();
       if (job.caller_cpu != kept_off) {  // a system call only when the caller moved
         allowed.keep_off(job.caller_cpu);
         kept_off = job.caller_cpu;
@@ -319,22 +352,23 @@ class Pool {
       auto start = std::chrono::steady_clock::now();
       take_tasks(job);
       long_job = std::chrono::steady_clock::now() - start >= kLongJob;
-      lock.lock();
-      if (--active_ == 0) done_.notify_all();
+      leave();
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;  // one loop at a time
-  std::mutex mutex_;      // guards job_, stopping_ and changes of active_
+  std::mutex mutex_;      // guards error_, and the sleeps on wake_ and done_
   std::condition_variable wake_, done_;
   Job job_;
   std::atomic<std::size_t> next_{0};  // the next task number to take
   std::atomic<unsigned> generation_{0};
-  std::atomic<int> active_{0};    // workers holding the current job
-  std::atomic<int> sleepers_{0};  // workers asleep on wake_
-  bool stopping_ = false;
-  std::exception_ptr error_;  // the first exception a task threw (guarded by mutex_)
+  std::atomic<int> active_{0};              // workers holding the current job
+  std::atomic<int> sleepers_{0};            // workers asleep on wake_
+  std::atomic<bool> caller_asleep_{false};  // the caller sleeps on done_
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> failed_{false};  // a task threw: error_ holds the first exception
+  std::exception_ptr error_;         // guarded by mutex_
   const int cores_ = int(std::max(1u, std::thread::hardware_concurrency()));
   std::chrono::steady_clock::time_point load_checked_{};
   int free_cores_ = cores_;
