@@ -506,3 +506,45 @@ TEST_CASE(
         }
   }
 }
+
+TEST_CASE("a long sum into a small result (a weight's gradient) matches plain loops") {
+  // dW = dout^T @ x sums over every row of the batch: K = 2100 rows into a
+  // [64, 24] gradient, which the GEMM cuts over K (glassllm/fast/blas.cpp,
+  // split_gemm_over_k: 3 slices, the last one shorter) and adds back in a
+  // fixed order. The same for a plain product, [40, 2100] @ [2100, 50] (4
+  // slices), and its matmul_t form. Checked against sums written out as
+  // loops, and for the same bits on 1 and 3 threads.
+  const int previous = blas_info().threads;
+  for (DType dt : {DType::float32, DType::float64}) {
+    CAPTURE(dtype_name(dt));
+    const double tol = dt == DType::float32 ? 1e-4 : 1e-12;
+    const std::size_t rows = 2100, in = 24, out = 64;
+    Tensor x = randn({1, rows, in}, 5, dt).requires_grad_();
+    Tensor w = randn({out, in}, 6, dt).requires_grad_();
+    Tensor dout = randn({1, rows, out}, 7, dt);
+    set_blas_threads(1);
+    linear(x, w).backward(dout);
+    Tensor grad_one_thread = w.grad();
+    w.zero_grad();
+    set_blas_threads(3);
+    linear(x, w).backward(dout);
+    CHECK(w.grad().to_vector() == grad_one_thread.to_vector());
+    for (std::size_t o = 0; o < out; ++o)
+      for (std::size_t i = 0; i < in; ++i) {
+        double sum = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+          sum += dout.at({0, r, o}) * x.at({0, r, i});
+        CHECK(w.grad().at({o, i}) == doctest::Approx(sum).epsilon(tol).scale(50));
+      }
+    Tensor a = randn({40, rows}, 8, dt), b = randn({rows, 50}, 9, dt);
+    Tensor c = matmul(a, b), ct = matmul_t(a, transpose(b, 0, 1));
+    for (std::size_t i = 0; i < 40; ++i)
+      for (std::size_t j = 0; j < 50; ++j) {
+        double sum = 0;
+        for (std::size_t k = 0; k < rows; ++k) sum += a.at({i, k}) * b.at({k, j});
+        CHECK(c.at({i, j}) == doctest::Approx(sum).epsilon(tol).scale(50));
+        CHECK(ct.at({i, j}) == doctest::Approx(sum).epsilon(tol).scale(50));
+      }
+  }
+  set_blas_threads(previous);
+}
