@@ -448,6 +448,7 @@ void print_json(const Figures& f) {
   j["blas_core"] = f.info.core;
   j["blas_config"] = f.info.config;
   j["blas_threads"] = f.info.threads;  // the default, used for the model figures
+  j["allocator"] = allocator_name();
   if (has(f.groups, "ops")) {
     j["add_1x4x1x32_no_grad_us"] = f.add_no_grad_us;
     j["add_1x4x1x32_tape_us"] = f.add_tape_us;
@@ -498,7 +499,8 @@ void print_ops(const Figures& f) {
   std::printf("BLAS library  %s\n", f.info.library.c_str());
   std::printf("BLAS core     %s\n", f.info.core.c_str());
   std::printf("BLAS config   %s\n", f.info.config.c_str());
-  std::printf("BLAS threads  %d (default)\n\n", f.info.threads);
+  std::printf("BLAS threads  %d (default)\n", f.info.threads);
+  std::printf("Allocator     %s\n\n", allocator_name().c_str());
 
   if (has(f.groups, "ops")) {
     std::printf("Per-op overhead: add on (1,4,1,32), median of %d runs of %d calls\n",

@@ -44,6 +44,12 @@ Command register_bench(CLI::App& app);      // bench/bench.cpp
 Command register_train(CLI::App& app);      // cli/train.cpp
 Command register_eval(CLI::App& app);       // cli/train.cpp
 
+/// The memory allocator this tool runs on (cli/allocator.cpp): "mimalloc
+/// 2.0.9" when it was linked in, else "the C library's malloc".
+std::string allocator_name();
+/// Sets the allocator's options; main() calls it first.
+void tune_allocator();
+
 /// The help text of every --attention option.
 inline constexpr const char* attention_help = "K/V sharing path: repeat_kv or grouped";
 

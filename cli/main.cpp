@@ -42,6 +42,7 @@ int report(const std::string& prefix, std::string what, int status) {
 
 int main(int argc, char** argv) {
   namespace cli = glassllm::cli;
+  cli::tune_allocator();
   CLI::App app{
       "GlassLM: a small transformer and the autograd engine under it, made to be "
       "looked through. Exit status: 0 done, 1 a check failed, 2 bad command line, "

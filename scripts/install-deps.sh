@@ -62,6 +62,7 @@ requirements_run=(
   "CLI11|have_header CLI/CLI.hpp|libcli11-dev|cli11-devel|cli11"
   "xtensor-blas (header-only; no Fedora or Homebrew package found: install it from its source)|have_header xtensor-blas/xlinalg.hpp|libxtensor-blas-dev|-|-"
   "ICU|have_header unicode/regex.h|libicu-dev|libicu-devel|icu4c"
+  "mimalloc (the glassllm tool's allocator: cli/allocator.cpp)|have_header mimalloc.h|libmimalloc-dev|mimalloc-devel|mimalloc"
 )
 # OpenBLAS does the matrix products on Linux, opened at run time by the
 # engine and linked by glassllm/reference/ (macOS uses Accelerate, and

@@ -15,6 +15,11 @@ for key in add_1x4x1x32_no_grad_us add_1x4x1x32_tape_us; do
     fail "bench --only ops: no positive $key in $out"
 done
 echo "$out" | grep -q '"blas_backend":' || fail "bench --only ops: no blas_backend"
+# The allocator it names is the one the binary is linked with (ldd).
+if ldd "$bin" | grep -q libmimalloc; then want='"allocator": "mimalloc '; else
+  want='"allocator": "the C library'"'"'s malloc"'
+fi
+echo "$out" | grep -qF "$want" || fail "bench --only ops: no $want in $out"
 # No other group ran.
 for key in train_step_ms_float32 attention_exaone_grouped_ms matmul_16x4x128x32_f32_gflops \
   tracer_overhead_ratio train_step_contended_ms_float32 decode_smollm2_135m_tokens_per_s; do
