@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -426,7 +427,8 @@ void split_gemm_over_k(std::size_t tasks, bool trans_a, bool trans_b, std::size_
                        const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
   const std::size_t block = block_length(K, tasks);
   tasks = (K + block - 1) / block;
-  std::vector<T> partial((tasks - 1) * M * N);  // [tasks - 1, M, N]
+  // [tasks - 1, M, N], left uninitialised: every element is written first
+  std::unique_ptr<T[]> partial(new T[(tasks - 1) * M * N]);
   pool::parallel_for(tasks, [&](std::size_t t) {
     const std::size_t first = t * block, size = std::min(block, K - first);
     // columns first.. of op(A) (rows of A when trans_a), rows first.. of op(B)
@@ -436,12 +438,12 @@ void split_gemm_over_k(std::size_t tasks, bool trans_a, bool trans_b, std::size_
       backend::gemm<T>(trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, beta, C, ldc);
     else
       backend::gemm<T>(trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, T(0),
-                       partial.data() + (t - 1) * M * N, N);
+                       partial.get() + (t - 1) * M * N, N);
   });
   pool::parallel_ranges(M, pool::grain(N), [&](std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i)
       for (std::size_t t = 1; t < tasks; ++t) {
-        const T* row = partial.data() + ((t - 1) * M + i) * N;
+        const T* row = partial.get() + ((t - 1) * M + i) * N;
         for (std::size_t j = 0; j < N; ++j) C[i * ldc + j] += row[j];
       }
   });
