@@ -4,13 +4,15 @@
 // allocates about a thousand blocks (nodes, shapes, arrays, 480 KB in all)
 // and frees them again. With mimalloc (Debian's libmimalloc-dev) in place of
 // the C library's malloc, decoding took 94 instead of 111 us per token on
-// the 2-core Xeon (matrix products 53 instead of 60 us: mimalloc hands back
-// the blocks just freed first, so fewer of the model's weights are pushed
-// out of the cache; the rest 41 instead of 51 us), and a training step took
-// as long as before. CMakeLists.txt links it into this tool only, when it is
-// installed and the build is not instrumented (sanitizers, fuzzing);
-// without it the tool runs on the C library's malloc. Linked in, mimalloc
-// serves every malloc of the process, OpenBLAS's and the C++ library's too.
+// the 2-core Xeon, and a training step took as long as before. The matrix
+// products took 53 instead of 60 us of it, for the same reads: we read that
+// as less of the model's weights pushed out of the cache, since mimalloc
+// reuses the blocks just freed first. The rest took 41 instead of 51 us.
+//
+// CMakeLists.txt links it into this tool only, when it is installed and the
+// build is not instrumented (sanitizers, fuzzing); without it the tool runs
+// on the C library's malloc. Linked in, mimalloc serves every malloc of the
+// process, OpenBLAS's and the C++ library's too.
 #include <string>
 
 #include "cli/cli.h"
