@@ -20,7 +20,6 @@
 #ifdef GLASSLLM_HAVE_MIMALLOC
 #include <mimalloc.h>
 
-#include <cstdlib>
 #include <new>
 
 // mimalloc's own operator new, built as C, aborts when memory runs out. These
@@ -28,7 +27,7 @@
 // that running out of memory still throws std::bad_alloc and the tool says
 // "out of memory" with exit status 4 (tests/cli_out_of_memory.sh).
 void* operator new(std::size_t size) {
-  if (void* p = std::malloc(size ? size : 1)) return p;
+  if (void* p = mi_malloc(size ? size : 1)) return p;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t size) {
@@ -42,28 +41,28 @@ void* operator new[](std::size_t size, std::align_val_t align) {
   return ::operator new(size, align);
 }
 void operator delete(void* p) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete[](void* p) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete[](void* p, std::size_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete(void* p, std::align_val_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete[](void* p, std::align_val_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  std::free(p);
+  mi_free(p);
 }
 #endif
 
