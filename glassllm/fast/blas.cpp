@@ -114,6 +114,21 @@ T lane_sum(const xsimd::batch<T>& v) {
   return sums[haddp_lanes<T>()[0]];
 }
 
+// The end of a block of KEYS = W / MR rows of B in few_rows_nt: adds each of
+// acc's W batches across (one xsimd::haddp) and puts the sum of
+// acc[key * MR + i] into C[i, j + key]; lane is haddp_lanes<T>().
+template <std::size_t MR, class T>
+void put_block(const xsimd::batch<T>* acc,
+               const std::array<std::size_t, xsimd::batch<T>::size>& lane, T alpha,
+               T beta, T* C, std::size_t ldc, std::size_t j) {
+  constexpr std::size_t W = xsimd::batch<T>::size, KEYS = W / MR;
+  alignas(64) T dots[W];
+  xsimd::haddp(acc).store_aligned(dots);
+  for (std::size_t key = 0; key < KEYS; ++key)
+    for (std::size_t i = 0; i < MR; ++i)
+      put(C[i * ldc + j + key], alpha, dots[lane[key * MR + i]], beta);
+}
+
 // The loop of few_rows_nt below for the common case of a short K that, for
 // MR rows of A, fits in registers: K = KB batches, MR * KB <= 16, on a
 // target with 32 vector registers (AVX-512). A's MR * KB batches are loaded
@@ -153,11 +168,7 @@ std::size_t few_rows_nt_held(std::size_t N, T alpha, const T* A, std::size_t lda
           acc[key * MR + i] = xsimd::fma(a[i][kb], bk, acc[key * MR + i]);
       }
     }
-    alignas(64) T dots[W];
-    xsimd::haddp(acc).store_aligned(dots);
-    for (std::size_t key = 0; key < KEYS; ++key)
-      for (std::size_t i = 0; i < MR; ++i)
-        put(C[i * ldc + j + key], alpha, dots[lane[key * MR + i]], beta);
+    put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
   }
   return j;
 }
@@ -173,8 +184,8 @@ std::size_t few_rows_nt_held_any(std::size_t N, std::size_t K, T alpha, const T*
   if constexpr (sizeof(V) < 64 || MR < 2 || MR > 4) {  // 16 registers, or no reuse
     return 0;
   } else {
-    if (K % W != 0 || MR * (K / W) > 16) return 0;
-    switch (K / W) {
+    if (K % W != 0) return 0;
+    switch (K / W) {  // MR * KB <= 16 batches of A, beside W accumulators
       case 1:
         return few_rows_nt_held<MR, 1>(N, alpha, A, lda, B, ldb, beta, C, ldc);
       case 2:
@@ -229,11 +240,7 @@ void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
             acc[key * MR + i] = xsimd::fma(a[i], bk, acc[key * MR + i]);
         }
       }
-      alignas(64) T dots[W];
-      xsimd::haddp(acc).store_aligned(dots);
-      for (std::size_t key = 0; key < KEYS; ++key)
-        for (std::size_t i = 0; i < MR; ++i)
-          put(C[i * ldc + j + key], alpha, dots[lane[key * MR + i]], beta);
+      put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
     }
   }
   // The last N % KEYS rows of B (all of them when MR > W), one at a time.
