@@ -1,5 +1,7 @@
 // Tests for GlassLM's own GEMM, GEMV and dot (glassllm/fast/gemm_builtin.cpp),
-// compiled in every configuration. Expected values come from naive loops
+// compiled in every configuration, and for the few-rows kernels of gemm()
+// (glassllm/fast/blas.cpp), which every backend's products of up to 8 rows
+// go through. Expected values come from naive loops
 // written here and summed in long double, never from the code under test;
 // tolerances are relative to the size of the sum (a different summation
 // order on another CPU changes only the last bits).
@@ -33,7 +35,9 @@ double tolerance(std::size_t K) {
   return 4.0 * eps * double(K + 2);
 }
 
-// C = alpha op(A) op(B) + beta C checked element by element against a loop.
+// C = alpha op(A) op(B) + beta C checked element by element against a loop,
+// computed by builtin_gemm on `threads` threads, or by gemm() when threads is
+// 0. When beta is 0, C starts as NaN: it must be overwritten, never read.
 template <class T>
 void check_gemm(bool ta, bool tb, std::size_t M, std::size_t N, std::size_t K, T alpha,
                 T beta, int threads) {
@@ -48,9 +52,15 @@ void check_gemm(bool ta, bool tb, std::size_t M, std::size_t N, std::size_t K, T
   auto A = random_vector<T>((ta ? K : M) * lda, 1),
        B = random_vector<T>((tb ? N : K) * ldb, 2);
   auto C = random_vector<T>(M * ldc, 3);
+  if (beta == T(0))
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) C[i * ldc + j] = T(std::nan(""));
   const auto C0 = C;
-  builtin_gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(),
-                  ldc, threads);
+  if (threads == 0)
+    gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
+  else
+    builtin_gemm<T>(ta, tb, M, N, K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(),
+                    ldc, threads);
   const double tol = tolerance<T>(K) * (std::fabs(double(alpha)) + 1);
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
@@ -97,6 +107,24 @@ TEST_CASE("builtin_gemm applies alpha and beta as BLAS does") {
                        C.data(), 2, 1);
   CHECK(C[0] == 22.0);
   CHECK(C[1] == 10.0);
+}
+
+TEST_CASE("gemm's few-rows kernels apply alpha and beta and write only C's elements") {
+  // 1 to 8 rows of A (decoding, attention's decode step): blas.cpp's own
+  // kernels. K = 16, 48 and 64 are 1, 3 and 4 whole AVX-512 batches of
+  // floats (few_rows_nt_held, whose put differs with beta == 0 and beta != 0),
+  // K = 40 is not a whole number of batches, and N = 301 leaves keys after
+  // the last whole block.
+  for (bool tb : {true, false})
+    for (std::size_t M = 1; M <= 8; ++M)
+      for (std::size_t K : {16, 40, 48, 64})
+        for (std::size_t N : {37, 301}) {
+          check_gemm<float>(false, tb, M, N, K, 1.0f, 0.0f, 0);
+          check_gemm<float>(false, tb, M, N, K, 0.5f, 0.0f, 0);
+          check_gemm<float>(false, tb, M, N, K, -2.0f, 0.5f, 0);
+          check_gemm<double>(false, tb, M, N, K, 0.5, 2.0, 0);
+          check_gemm<double>(false, tb, M, N, K, 1.0, 0.0, 0);
+        }
 }
 
 TEST_CASE("builtin_gemm gives the same bits on one thread and on several") {

@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "glassllm/fast/blas_backend.h"
@@ -64,8 +65,10 @@ namespace {
 // So each asks for B ahead of where it reads: few_rows_nt and
 // few_rows_nn_regs kPrefetchBytes ahead, in rows, few_rows_nn a block ahead
 // (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers,
-// 2 threads: 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms for
-// reading K and V once; docs/10.)
+// 2 threads: 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms
+// for reading K and V once; docs/10.) On AVX-512, few_rows_nt_held and
+// few_rows_nn_regs do not: they read B in an order that the hardware's
+// prefetcher follows alone, and asking as well made them slower.
 constexpr std::size_t kPrefetchBytes = 2048;
 
 std::size_t rows_ahead(std::size_t row_bytes) {
@@ -129,6 +132,84 @@ void put_block(const xsimd::batch<T>* acc,
       put(C[i * ldc + j + key], alpha, dots[lane[key * MR + i]], beta);
 }
 
+// How few_rows_nt_held puts a block of W dot products into C: one of the two
+// below, chosen once per call. Each is a type of its own, so that the loop
+// is compiled once for each: with both in one loop, GCC 12 ran out of
+// registers and reloaded A's rows from the stack for every block of keys.
+
+// In general: put_block (one haddp, then each dot on its own).
+template <std::size_t MR, class T>
+struct PutBlock {
+  T alpha, beta;
+  const std::array<std::size_t, xsimd::batch<T>::size>& lane = haddp_lanes<T>();
+  // acc[key * MR + i]: row i of A against row j + key of B
+  void operator()(const xsimd::batch<T>* acc, T* C, std::size_t ldc,
+                  std::size_t j) const {
+    put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
+  }
+};
+
+#if defined(__AVX512F__)
+// When beta == 0, for 2 or 4 rows of floats on AVX-512, and where haddp
+// puts the sum of its row q in lane kHaddpLanes16[q] (xsimd 8.1's order for
+// 16 floats, Debian 12's; haddp_lanes tells at run time): haddp is given the
+// accumulators in such an order that lanes i * KEYS .. i * KEYS + KEYS - 1
+// of its result are C[i, j .. j + KEYS - 1], and each row of C is one 128-
+// or 256-bit store. put_block stores haddp's result and then loads each
+// lane on its own (waiting for the store), multiplies and stores it: on the
+// 2-core AMD EPYC (Zen 5) the held loop read B from L2 at 40-56 GB/s that
+// way and at 71-73 GB/s this way (from memory, at the exaone shape, the
+// difference was below what could be measured). Each dot product is still added across by
+// the same haddp, and alpha * value is the one multiply put() does when
+// beta == 0, so the bits are the same.
+constexpr std::array<std::size_t, 16> kHaddpLanes16 = {0, 1, 4,  5,  2,  3,  6,  7,
+                                                       8, 9, 12, 13, 10, 11, 14, 15};
+
+template <std::size_t MR>
+struct PutRows {
+  using V = xsimd::batch<float>;
+  static constexpr std::size_t W = 16, KEYS = W / MR;
+  static constexpr bool kShape = V::size == W && (MR == 2 || MR == 4);
+  // source[q]: the accumulator (key * MR + i) that goes into haddp's row q,
+  // whose sum lands in lane kHaddpLanes16[q] = i * KEYS + key
+  static constexpr std::array<std::size_t, W> source = [] {
+    std::array<std::size_t, W> s{};
+    for (std::size_t q = 0; q < W; ++q) {
+      const std::size_t lane = kHaddpLanes16[q], i = lane / KEYS, key = lane % KEYS;
+      s[q] = key * MR + i;
+    }
+    return s;
+  }();
+
+  static bool applies(float beta) {
+    const auto& lane = haddp_lanes<float>();
+    return kShape && beta == 0.f &&
+           std::equal(lane.begin(), lane.end(), kHaddpLanes16.begin());
+  }
+
+  float alpha;
+  void operator()(const V* acc, float* C, std::size_t ldc, std::size_t j) const {
+    const __m512 dots = _mm512_mul_ps(_mm512_set1_ps(alpha),
+                                      in_c_order(acc, std::make_index_sequence<W>()));
+    if constexpr (MR == 4) {
+      _mm_storeu_ps(C + j, _mm512_extractf32x4_ps(dots, 0));
+      _mm_storeu_ps(C + ldc + j, _mm512_extractf32x4_ps(dots, 1));
+      _mm_storeu_ps(C + 2 * ldc + j, _mm512_extractf32x4_ps(dots, 2));
+      _mm_storeu_ps(C + 3 * ldc + j, _mm512_extractf32x4_ps(dots, 3));
+    } else {
+      const __m512d halves = _mm512_castps_pd(dots);
+      _mm256_storeu_ps(C + j, _mm512_castps512_ps256(dots));
+      _mm256_storeu_ps(C + ldc + j, _mm256_castpd_ps(_mm512_extractf64x4_pd(halves, 1)));
+    }
+  }
+  template <std::size_t... Q>
+  static V in_c_order(const V* acc, std::index_sequence<Q...>) {
+    const V rows[W] = {acc[source[Q]]...};
+    return xsimd::haddp(rows);
+  }
+};
+#endif
+
 // The loop of few_rows_nt below for the common case of a short K that, for
 // MR rows of A, fits in registers: K = KB batches, MR * KB <= 16, on a
 // target with 32 vector registers (AVX-512). A's MR * KB batches are loaded
@@ -142,14 +223,17 @@ void put_block(const xsimd::batch<T>* acc,
 // no arithmetic at all, took 7.7-8.9 ms. Without software prefetch: the
 // hardware's follows this order, and asking 2 KiB ahead as well made it 1.0-
 // 1.8 ms slower. Each sum meets A's batches in the same order k = 0, 1, ...
-// as in the general loop, so the results are the same bits. Returns the
-// number of B rows done: a multiple of KEYS.
-template <std::size_t MR, std::size_t KB, class T>
-std::size_t few_rows_nt_held(std::size_t N, T alpha, const T* A, std::size_t lda,
-                             const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
+// as in the general loop, so the results are the same bits. `flatten`
+// inlines xsimd::haddp, which GCC otherwise calls, passing the accumulators
+// through memory (qk from L2: 33-42 -> 40-56 GB/s). Returns the number of B
+// rows done: a multiple of KEYS.
+template <std::size_t MR, std::size_t KB, class T, class Put>
+__attribute__((flatten)) std::size_t few_rows_nt_held(std::size_t N, const T* A,
+                                                      std::size_t lda, const T* B,
+                                                      std::size_t ldb, T* C,
+                                                      std::size_t ldc, const Put& put) {
   using V = xsimd::batch<T>;
   constexpr std::size_t W = V::size, KEYS = W / MR;
-  const auto& lane = haddp_lanes<T>();
   V a[MR][KB];
   for (std::size_t i = 0; i < MR; ++i)
     for (std::size_t kb = 0; kb < KB; ++kb)
@@ -168,7 +252,7 @@ std::size_t few_rows_nt_held(std::size_t N, T alpha, const T* A, std::size_t lda
           acc[key * MR + i] = xsimd::fma(a[i][kb], bk, acc[key * MR + i]);
       }
     }
-    put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
+    put(acc, C, ldc, j);
   }
   return j;
 }
@@ -185,18 +269,25 @@ std::size_t few_rows_nt_held_any(std::size_t N, std::size_t K, T alpha, const T*
     return 0;
   } else {
     if (K % W != 0) return 0;
-    switch (K / W) {  // MR * KB <= 16 batches of A, beside W accumulators
-      case 1:
-        return few_rows_nt_held<MR, 1>(N, alpha, A, lda, B, ldb, beta, C, ldc);
-      case 2:
-        return few_rows_nt_held<MR, 2>(N, alpha, A, lda, B, ldb, beta, C, ldc);
-      case 3:
-        return few_rows_nt_held<MR, 3>(N, alpha, A, lda, B, ldb, beta, C, ldc);
-      case 4:
-        return few_rows_nt_held<MR, 4>(N, alpha, A, lda, B, ldb, beta, C, ldc);
-      default:
-        return 0;
-    }
+    auto run = [&](const auto& put) -> std::size_t {
+      switch (K / W) {  // MR * KB <= 16 batches of A, beside W accumulators
+        case 1:
+          return few_rows_nt_held<MR, 1>(N, A, lda, B, ldb, C, ldc, put);
+        case 2:
+          return few_rows_nt_held<MR, 2>(N, A, lda, B, ldb, C, ldc, put);
+        case 3:
+          return few_rows_nt_held<MR, 3>(N, A, lda, B, ldb, C, ldc, put);
+        case 4:
+          return few_rows_nt_held<MR, 4>(N, A, lda, B, ldb, C, ldc, put);
+        default:
+          return 0;
+      }
+    };
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<T, float> && PutRows<MR>::kShape)
+      if (PutRows<MR>::applies(beta)) return run(PutRows<MR>{alpha});
+#endif
+    return run(PutBlock<MR, T>{alpha, beta});
   }
 }
 
@@ -390,22 +481,48 @@ void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t 
     for (std::size_t j = 0; j < N; ++j) put(C[i * ldc + j], alpha, sums[i * N + j], beta);
 }
 
+// Keeps a batch in a register where GCC would rather read it again from
+// memory at every use (x86; elsewhere it does nothing).
+template <class V>
+void keep_in_register(V& v) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  asm("" : "+v"(v.data));
+#else
+  (void)v;
+#endif
+}
+
 // The same when N is NV whole batches (a head dim of 64 floats is 4 AVX-512
-// batches): the MR * NV accumulators then live in registers.
+// batches): the MR * NV accumulators then live in registers. With 32 vector
+// registers (AVX-512) B's row is also held in NV registers, and not asked
+// for ahead. GCC 12 otherwise loads each batch of B again as a memory
+// operand of each of its MR FMAs (16 loads from L1 per row where 4 do), and
+// with the row held, the hardware's prefetcher alone keeps up: on the
+// 2-core AMD EPYC (Zen 5), exaone-shaped probs @ v (4 rows, hd 64, 30 layers
+// of 4096 values, 2 threads) took 1.36-1.46 times as long as reading V once
+// as before, 1.40 with the row held and the prefetch kept, and 1.25-1.28
+// with neither (medians of 15 rounds, builds alternated six times; from L2,
+// one thread: 78-81 -> 102-105 GB/s). With 16 registers (AVX2), holding the
+// row would spill the accumulators; there it is as before.
 template <std::size_t MR, std::size_t NV, class T>
 void few_rows_nn_regs(std::size_t K, T alpha, const T* A, std::size_t lda, const T* B,
                       std::size_t ldb, T beta, T* C, std::size_t ldc) {
   using V = xsimd::batch<T>;
   constexpr std::size_t W = V::size;
+  constexpr bool kHoldRow = sizeof(V) == 64;
   V acc[MR][NV];
   for (std::size_t i = 0; i < MR; ++i)
     for (std::size_t v = 0; v < NV; ++v) acc[i][v] = V(T(0));
   const std::size_t ahead = rows_ahead(NV * W * sizeof(T)) * ldb;
   for (std::size_t k = 0; k < K; ++k) {
-    for (std::size_t v = 0; v < NV; v += 64 / sizeof(T) / W)
-      __builtin_prefetch(B + k * ldb + ahead + v * W);
+    if constexpr (!kHoldRow)
+      for (std::size_t v = 0; v < NV; v += 64 / sizeof(T) / W)
+        __builtin_prefetch(B + k * ldb + ahead + v * W);
     V b[NV];
-    for (std::size_t v = 0; v < NV; ++v) b[v] = V::load_unaligned(B + k * ldb + v * W);
+    for (std::size_t v = 0; v < NV; ++v) {
+      b[v] = V::load_unaligned(B + k * ldb + v * W);
+      if constexpr (kHoldRow) keep_in_register(b[v]);
+    }
     for (std::size_t i = 0; i < MR; ++i) {
       V a(A[i * lda + k]);
       for (std::size_t v = 0; v < NV; ++v) acc[i][v] = xsimd::fma(a, b[v], acc[i][v]);
