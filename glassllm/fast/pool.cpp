@@ -104,7 +104,7 @@ bool spin_until(Ready ready, std::chrono::microseconds spin) {
 constexpr std::chrono::microseconds kSpin{50};
 // A worker that has just spent this long on a loop's tasks sleeps at once
 // instead of spinning (work() says why).
-constexpr std::chrono::microseconds kLongJob{100};
+constexpr std::chrono::microseconds kLongJob{500};
 // How often free_cores() looks again: CPU time is counted in ticks of 10 ms,
 // so a shorter period would see mostly rounding.
 constexpr std::chrono::milliseconds kLoadPeriod{100};
@@ -318,7 +318,14 @@ class Pool {
   //   spinning. Such loops gain little from a worker already awake, and
   //   beside a busy thread the spinning kept the step at 1.7-1.9 times its
   //   quiet time even with the first rule. Decoding, whose loops are short,
-  //   keeps the spin: without it, it is up to 30% slower.
+  //   keeps the spin: without it, it is up to 30% slower. So do loops of a
+  //   few hundred microseconds: the exaone-shaped decode step's attention
+  //   runs 4 loops per layer, two of them of 100-200 us per thread, and
+  //   with kLongJob at 100 us the worker slept after those and was woken
+  //   for the next loop. It took 1.60-1.61 times its memory floor that way,
+  //   1.42 with kLongJob at 500 us (harness, 2-core AMD EPYC Zen 5, builds
+  //   alternated five times), while the training step beside a busy thread
+  //   stayed at 1.33-1.47 times its quiet time (1.36-1.41 before).
   // Quiet, decoding is unchanged and a training step about 1% slower.
   void work(int index, unsigned seen) {
     const CpuSet allowed = CpuSet::of_this_thread();
