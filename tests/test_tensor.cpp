@@ -1,4 +1,9 @@
 // Tests for tensor.h: creation, accessors, dtypes, printing and grad mode.
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "check.h"
 
 using namespace glassllm;
@@ -161,4 +166,50 @@ TEST_CASE("nan and inf share the common width when printing, as in NumPy") {
   // NumPy: print(np.array([[7., -np.inf], [7., 7.]], dtype=np.float32))
   CHECK(tensor({{7, -INFINITY}, {7, 7}}).str() == "[[  7. -inf]\n [  7.   7.]]");
   CHECK(tensor({{1, 0}, {NAN, NAN}}).str() == "[[ 1.  0.]\n [nan nan]]");
+}
+
+// What /proc/self/smaps says of the mapping that holds `address`: its
+// "THPeligible" line (1 when the kernel may back it with 2 MiB pages), or -1
+// when this system has no such file or line.
+static int huge_pages_eligible(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= at && at < end;  // a mapping's first line: "begin-end perms ..."
+    } else if (inside && line.rfind("THPeligible:", 0) == 0) {
+      return std::stoi(line.substr(12));
+    }
+  }
+  return -1;
+}
+
+TEST_CASE("a new array of 16 MiB or more asks for 2 MiB pages, a smaller one does not") {
+  // Only the kernel's "madvise" mode tells the two apart: "always" gives huge
+  // pages to every mapping, "never" to none.
+  std::ifstream mode_file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(mode_file, mode);
+  if (mode.find("[madvise]") == std::string::npos) {
+    MESSAGE("transparent huge pages are \""
+            << mode << "\" here, not madvise: nothing to tell apart");
+    return;
+  }
+  Tensor big = zeros({std::size_t(8) << 20});                    // 32 MiB of float32
+  Tensor small = zeros({std::size_t(1) << 20}, DType::float64);  // 8 MiB
+  // 4 MiB into the big array is inside its 2 MiB-aligned interior.
+  const int big_eligible =
+      huge_pages_eligible(big.data<float>() + (std::size_t(1) << 20));
+  if (big_eligible == -1) {
+    MESSAGE("/proc/self/smaps has no THPeligible line here");
+    return;
+  }
+  CHECK(big_eligible == 1);
+  CHECK(huge_pages_eligible(small.data<double>() + (std::size_t(1) << 19)) == 0);
+  CHECK(big.data<float>()[(std::size_t(8) << 20) - 1] ==
+        0.0f);  // still zeros, to the end
 }

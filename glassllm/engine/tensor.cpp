@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "glassllm/engine/node.h"
+#include "glassllm/fast/huge_pages.h"
 
 namespace glassllm {
 
@@ -95,6 +96,9 @@ Tensor empty(Shape shape, DType dtype) {
     using T = decltype(zero);
     node->storage =
         std::make_shared<Storage>(Storage{xt::xtensor<T, 1>::from_shape({node->numel})});
+    // Nothing has written the array yet: a large one can still be given
+    // 2 MiB pages (fast/huge_pages.h).
+    fast::ask_for_huge_pages(node->data<T>(), node->numel * sizeof(T));
   });
   return Tensor(std::move(node));
 }
