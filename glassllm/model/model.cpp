@@ -13,6 +13,7 @@
 // equivalences this file promises (cached == full, grouped == repeat_kv).
 #include "glassllm/model/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -229,8 +230,19 @@ GlassLM GlassLM::to(DType dtype) const {
   GlassLM copy = *this;  // copies the handles; each weight is replaced below
   copy.dtype_ = dtype;
   for_each_weight(copy, [dtype](const std::string&, Tensor& t) {
-    t = from_vector(t.to_vector(), t.shape(), dtype);  // a new array, never a view
-    t.requires_grad_();
+    // A new array, never a view: astype makes one when the dtype changes; for
+    // the same dtype (where astype gives a view) the elements are copied.
+    Tensor fresh;
+    if (t.dtype() != dtype) {
+      fresh = astype(t, dtype);
+    } else {
+      fresh = zeros(t.shape(), dtype);
+      if (dtype == DType::float32)
+        std::copy_n(t.data<float>(), t.size(), fresh.mutable_data<float>());
+      else
+        std::copy_n(t.data<double>(), t.size(), fresh.mutable_data<double>());
+    }
+    t = fresh.requires_grad_();
   });
   return copy;
 }
