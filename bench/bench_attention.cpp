@@ -68,14 +68,26 @@ AttentionFigures exaone_attention(int runs) {
     for (std::size_t i = 0; i < buffers.size(); ++i) read_buffer(i);
     sink = sums[0];
   };
-  // Interleaved, so that a noisy neighbour slows all three alike.
+  // Interleaved, so that a noisy neighbour slows all of them alike. The
+  // grouped step and the floor take about 10 ms each, and the bandwidth that
+  // a shared machine leaves them drifts over seconds (the floor read 8.4 to
+  // 12.9 ms in runs minutes apart): each round times the two kPairs times,
+  // one right after the other, so that their medians are of 35 samples taken
+  // side by side, not 7 taken 0.8 s apart. (2-core AMD EPYC, Zen 5, one
+  // build: with five pairs a round the grouped step read 1.37-1.48 times the
+  // floor in six runs where the floor read 8.4-10.1 ms, and 1.10-1.21 in four
+  // where the machine's memory was slower, 11.5-12.9 ms.) repeat_kv's step
+  // takes about 0.8 s: once a round.
+  constexpr int kPairs = 5;
   std::vector<double> tg, tr, tf, tf1;
   floor();
   step(Attention::grouped);
   for (int r = 0; r < runs; ++r) {
-    tf.push_back(median_seconds(floor, 1));
+    for (int p = 0; p < kPairs; ++p) {
+      tf.push_back(median_seconds(floor, 1));
+      tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
+    }
     tf1.push_back(median_seconds(floor_1thread, 1));
-    tg.push_back(median_seconds([&] { step(Attention::grouped); }, 1));
     tr.push_back(median_seconds([&] { step(Attention::repeat_kv); }, 1));
   }
   f.floor_ms = 1e3 * median(tf);
