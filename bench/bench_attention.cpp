@@ -69,15 +69,12 @@ AttentionFigures exaone_attention(int runs) {
     sink = sums[0];
   };
   // Interleaved, so that a noisy neighbour slows all of them alike. The
-  // grouped step and the floor take about 10 ms each, and the bandwidth that
-  // a shared machine leaves them drifts over seconds (the floor read 8.4 to
-  // 12.9 ms in runs minutes apart): each round times the two kPairs times,
-  // one right after the other, so that their medians are of 35 samples taken
-  // side by side, not 7 taken 0.8 s apart. (2-core AMD EPYC, Zen 5, one
-  // build: with five pairs a round the grouped step read 1.37-1.48 times the
-  // floor in six runs where the floor read 8.4-10.1 ms, and 1.10-1.21 in four
-  // where the machine's memory was slower, 11.5-12.9 ms.) repeat_kv's step
-  // takes about 0.8 s: once a round.
+  // grouped step and the floor take about 10 ms each, and the bandwidth a
+  // shared machine leaves them drifts over seconds (the floor read 8.4 to
+  // 12.9 ms in runs minutes apart), so each round times the two kPairs
+  // times, one right after the other: their medians are of samples taken
+  // side by side, not 0.8 s apart. repeat_kv's step takes about 0.8 s: once
+  // a round. (docs/10 gives the figures this way of timing reads.)
   constexpr int kPairs = 5;
   std::vector<double> tg, tr, tf, tf1;
   floor();
