@@ -66,9 +66,10 @@ namespace {
 // few_rows_nn_regs kPrefetchBytes ahead, in rows, few_rows_nn a block ahead
 // (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers,
 // 2 threads: 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms
-// for reading K and V once; docs/10.) On AVX-512, few_rows_nt_held and
-// few_rows_nn_regs do not: they read B in an order that the hardware's
-// prefetcher follows alone, and asking as well made them slower.
+// for reading K and V once; docs/10.) On AVX-512, few_rows_nt_held asks
+// kHeldPrefetchBytes ahead (see there), and few_rows_nn_regs not at all: it
+// reads B in an order that the hardware's prefetcher follows alone, and
+// asking as well made it slower.
 constexpr std::size_t kPrefetchBytes = 2048;
 
 std::size_t rows_ahead(std::size_t row_bytes) {
@@ -220,13 +221,22 @@ struct PutRows {
 // layers of 4096 keys, 2 threads) took 8.4-10.0 ms that way and 6.6-7.5 ms
 // this way, against 4.5-5.3 ms for reading K once (medians of 21 interleaved
 // rounds, four runs). Reading the same keys in the general loop's order, with
-// no arithmetic at all, took 7.7-8.9 ms. Without software prefetch: the
-// hardware's follows this order, and asking 2 KiB ahead as well made it 1.0-
-// 1.8 ms slower. Each sum meets A's batches in the same order k = 0, 1, ...
-// as in the general loop, so the results are the same bits. `flatten`
+// no arithmetic at all, took 7.7-8.9 ms. The hardware's prefetcher follows
+// this order, but alone it keeps fewer lines in flight than a plain read of
+// K does, so each batch of a row is also asked for kHeldPrefetchBytes ahead,
+// into L1 (prefetcht0). q @ k^T alone over 60 K-shaped buffers (480 MiB, 2
+// threads, same host, distances alternated in four rounds, medians of 40):
+// 9.3-11.4 ms without, 7.0-8.1 ms 4 KiB ahead, against 6.4-8.6 ms for
+// reading the buffers once; 2 KiB ahead gained less, 6 and 8 KiB no more,
+// and prefetcht1 / prefetcht2 nothing. (Before `flatten` and PutRows made
+// the arithmetic cheaper, asking 2 KiB ahead had made it slower; docs/10,
+// steps 7 and 10.) Each sum meets A's batches in the same order k = 0, 1,
+// ... as in the general loop, so the results are the same bits. `flatten`
 // inlines xsimd::haddp, which GCC otherwise calls, passing the accumulators
 // through memory (qk from L2: 33-42 -> 40-56 GB/s). Returns the number of B
 // rows done: a multiple of KEYS.
+constexpr std::size_t kHeldPrefetchBytes = 4096;
+
 template <std::size_t MR, std::size_t KB, class T, class Put>
 __attribute__((flatten)) std::size_t few_rows_nt_held(std::size_t N, const T* A,
                                                       std::size_t lda, const T* B,
@@ -238,6 +248,9 @@ __attribute__((flatten)) std::size_t few_rows_nt_held(std::size_t N, const T* A,
   for (std::size_t i = 0; i < MR; ++i)
     for (std::size_t kb = 0; kb < KB; ++kb)
       a[i][kb] = V::load_unaligned(A + i * lda + kb * W);
+  // In rows of B; a batch is one 64-byte line (sizeof(V) == 64 here).
+  const std::size_t ahead =
+      std::max<std::size_t>(1, kHeldPrefetchBytes / (KB * sizeof(V))) * ldb;
   std::size_t j = 0;
   for (; j + KEYS <= N; j += KEYS) {
     V acc[W];  // acc[key * MR + i]: row i of A against row j + key of B
@@ -247,6 +260,7 @@ __attribute__((flatten)) std::size_t few_rows_nt_held(std::size_t N, const T* A,
       const T* b = B + (j + key) * ldb;
 #pragma GCC unroll 4
       for (std::size_t kb = 0; kb < KB; ++kb) {
+        __builtin_prefetch(b + ahead + kb * W);  // never faults, even past the end
         V bk = V::load_unaligned(b + kb * W);
         for (std::size_t i = 0; i < MR; ++i)
           acc[key * MR + i] = xsimd::fma(a[i][kb], bk, acc[key * MR + i]);
