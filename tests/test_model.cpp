@@ -15,8 +15,11 @@
 #include <string>
 
 #include "check.h"
+#include "glassllm/engine/node.h"
 #include "glassllm/fast/blas.h"
+#include "glassllm/fast/decode_attention.h"
 #include "glassllm/model/model.h"
+#include "glassllm/trace/tracer.h"
 #include "model_fixtures.h"
 
 using namespace glassllm;
@@ -314,6 +317,146 @@ TEST_CASE("model: a decode step's attention gives the same bits on both K/V path
             // Not vacuous: the output is no copy of v's rows, and sound.
             CHECK(max_abs_diff(ref, zeros_like(ref)) > 1e-3);
           }
+  set_blas_threads(previous);
+}
+
+// softmax(q k^T / sqrt(hd)) v for one query row over its first `visible`
+// keys, in double, written out: q [hd], k and v [m, hd] -> [hd].
+static std::vector<double> attention_row(const double* q, const double* k,
+                                         const double* v, std::size_t visible,
+                                         std::size_t hd) {
+  std::vector<double> score(visible), out(hd, 0.0);
+  double best = -INFINITY, total = 0;
+  for (std::size_t j = 0; j < visible; ++j) {
+    double dot = 0;
+    for (std::size_t d = 0; d < hd; ++d) dot += q[d] * k[j * hd + d];
+    score[j] = dot / std::sqrt(double(hd));
+    best = std::max(best, score[j]);
+  }
+  for (double& x : score) total += (x = std::exp(x - best));
+  for (std::size_t j = 0; j < visible; ++j)
+    for (std::size_t d = 0; d < hd; ++d) out[d] += score[j] / total * v[j * hd + d];
+  return out;
+}
+
+TEST_CASE("fast: the fused decode step gives the bits of the four ops it stands for") {
+  // fast::grouped_decode_attention against q @ k^T, * scale, causal_softmax
+  // and probs @ v run as ops, bit for bit, and against attention written out
+  // in double: heads of 1 to 8 rows (G query heads times T queries), caches
+  // whose last slots are hidden (a preallocated cache) or not, head dims that
+  // are and are not whole SIMD batches, on 1 and 2 threads.
+  const int previous = std::max(1, blas_info().threads);
+  for (DType dt : {f32, f64})
+    for (std::size_t heads : {1, 3, 8})
+      for (std::size_t G : {1, 2, 4, 8})
+        for (std::size_t T : {1, 2})
+          for (std::size_t hd : {16, 40, 128})
+            for (std::size_t m : {1, 37, 1030})
+              for (bool hidden_slots : {false, true}) {
+                const std::size_t rows = G * T;
+                if (rows > fast::kDecodeRowsMax || T > m) continue;
+                // The queries are the last T positions, or (a preallocated
+                // cache) positions before the middle, so that later slots are hidden.
+                const std::size_t start = hidden_slots ? (m - T) / 2 : m - T;
+                CAPTURE(dtype_name(dt));
+                CAPTURE(heads);
+                CAPTURE(rows);
+                CAPTURE(T);
+                CAPTURE(hd);
+                CAPTURE(m);
+                CAPTURE(start);
+                Tensor q = randn({1, heads, rows, hd}, 11, dt);
+                Tensor k = randn({1, heads, m, hd}, 12, dt),
+                       v = randn({1, heads, m, hd}, 13, dt);
+                const double scale = 1.0 / std::sqrt(double(hd));
+                Tensor ops =
+                    matmul(causal_softmax(matmul_t(q, k) * scale, start, 0, T), v);
+                std::vector<std::size_t> visible(T);
+                for (std::size_t t = 0; t < T; ++t)
+                  visible[t] = std::min(m, start + t + 1);
+                for (int threads : {1, 2}) {
+                  set_blas_threads(threads);
+                  Tensor fused = empty(q.shape(), dt);
+                  if (dt == f32)
+                    fast::grouped_decode_attention<float>(
+                        heads, rows, T, m, hd, float(scale), q.data<float>(),
+                        k.data<float>(), v.data<float>(), visible.data(),
+                        fused.mutable_data<float>());
+                  else
+                    fast::grouped_decode_attention<double>(
+                        heads, rows, T, m, hd, scale, q.data<double>(), k.data<double>(),
+                        v.data<double>(), visible.data(), fused.mutable_data<double>());
+                  CHECK(elements_differing(ops, fused) == 0);
+                }
+                // Independently: row r of head h is query r % T.
+                std::vector<double> qd = q.to_vector(), kd = k.to_vector(),
+                                    vd = v.to_vector(), got = ops.to_vector();
+                double worst = 0;
+                for (std::size_t h = 0; h < heads; ++h)
+                  for (std::size_t r = 0; r < rows; ++r) {
+                    std::vector<double> want =
+                        attention_row(&qd[(h * rows + r) * hd], &kd[h * m * hd],
+                                      &vd[h * m * hd], visible[r % T], hd);
+                    for (std::size_t d = 0; d < hd; ++d)
+                      worst = std::max(worst,
+                                       std::abs(want[d] - got[(h * rows + r) * hd + d]));
+                  }
+                CHECK(worst <= (dt == f32 ? 1e-5 : 1e-12));
+              }
+  set_blas_threads(previous);
+}
+
+TEST_CASE("model: attend() fuses a decode step only when nothing watches its ops") {
+  // The fused step's output carries the op name grouped_decode_attention;
+  // the ops' carries theirs. Every case gives the bits of the repeat_kv path.
+  const int previous = std::max(1, blas_info().threads);
+  set_blas_threads(2);
+  const std::size_t Hkv = 8, G = 4, hd = 64, m = 300;
+  Tensor q = randn({1, Hkv * G, 1, hd}, 21), k = randn({1, Hkv, m, hd}, 22);
+  Tensor v = randn({1, Hkv, m, hd}, 23);
+  const Tensor ref = attend(q, k, v, m - 1, 0, Attention::repeat_kv);
+  auto op_of = [](const Tensor& t) { return t.node()->op; };
+  SUBCASE("a decode step with nothing watching is fused") {
+    Tensor out = attend(q, k, v, m - 1, 0, Attention::grouped);
+    CHECK(op_of(out) == "grouped_decode_attention");
+    CHECK(elements_differing(out, ref) == 0);
+    CHECK(op_of(ref) != "grouped_decode_attention");  // repeat_kv: always the ops
+  }
+  SUBCASE("an op graph sees the ops") {
+    OpGraphRecorder recorder;
+    Tensor out = attend(q, k, v, m - 1, 0, Attention::grouped);
+    CHECK(op_of(out) != "grouped_decode_attention");
+    std::size_t softmaxes = 0;
+    for (const OpNode& n : recorder.graph().nodes) softmaxes += n.op == "causal_softmax";
+    CHECK(softmaxes == 1);
+    CHECK(elements_differing(out, ref) == 0);
+  }
+  SUBCASE("a gradient needs the ops") {
+    Tensor qg = q.detach().requires_grad_();
+    Tensor out = attend(qg, k, v, m - 1, 0, Attention::grouped);
+    CHECK(op_of(out) != "grouped_decode_attention");
+    CHECK(elements_differing(out, ref) == 0);
+    sum(out).backward();
+    CHECK(max_abs_diff(qg.grad(), zeros_like(qg)) > 0);
+    no_grad guard;  // with grad mode off, nothing is recorded: fused again
+    CHECK(op_of(attend(qg, k, v, m - 1, 0, Attention::grouped)) ==
+          "grouped_decode_attention");
+  }
+  SUBCASE("more than 8 rows per K/V head (a prefill) takes the ops") {
+    Tensor q3 = randn({1, Hkv * G, 3, hd}, 24);  // 4 heads x 3 queries = 12 rows
+    CHECK(op_of(attend(q3, k, v, m - 3, 0, Attention::grouped)) !=
+          "grouped_decode_attention");
+  }
+  SUBCASE("one long head is split over the threads by the ops instead") {
+    Tensor q1 = randn({1, G, 1, hd}, 25), k1 = randn({1, 1, 4096, hd}, 26);
+    Tensor v1 = randn({1, 1, 4096, hd}, 27);
+    Tensor two = attend(q1, k1, v1, 4095, 0, Attention::grouped);
+    CHECK(op_of(two) != "grouped_decode_attention");
+    set_blas_threads(1);  // on one thread nothing is lost
+    Tensor one = attend(q1, k1, v1, 4095, 0, Attention::grouped);
+    CHECK(op_of(one) == "grouped_decode_attention");
+    CHECK(elements_differing(one, two) == 0);
+  }
   set_blas_threads(previous);
 }
 

@@ -101,6 +101,13 @@ namespace detail {
 inline thread_local OpObserver* op_observer = nullptr;
 }  // namespace detail
 
+/// True while an OpObserver is installed on this thread: then every op must
+/// run as itself, for the observer to see it (model.cpp's attend() fuses its
+/// decode step only when none is).
+inline bool op_observed() {
+  return detail::op_observer != nullptr;
+}
+
 /// Installs `observer` (nullptr: none) on this thread; returns the previous
 /// one, to be put back when the new one is done.
 inline OpObserver* set_op_observer(OpObserver* observer) {

@@ -10,6 +10,11 @@
 
 namespace glassllm {
 
+/// The least work, in floating-point operations, that the products give a
+/// task of the pool (about 20 us): less is not worth waking a thread for
+/// (blas.cpp, "splitting a product into tasks").
+inline constexpr double kTaskFlops = 2e6;
+
 /// C = alpha * op(A) @ op(B) + beta * C, all row-major, where op(A) is A or
 /// A^T as trans_a says. op(A) is [M, K], op(B) is [K, N], C is [M, N].
 /// lda, ldb, ldc are the row lengths of A, B, C as stored (so A stored [K, M]

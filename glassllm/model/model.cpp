@@ -17,7 +17,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "glassllm/engine/node.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/fast/decode_attention.h"
 #include "glassllm/model/forward_observer.h"
 
 namespace glassllm {
@@ -342,6 +344,48 @@ Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor
   return out;
 }
 
+// Speed only. Whether attend()'s grouped path may run as
+// fast::grouped_decode_attention (glassllm/fast/decode_attention.h), which
+// gives the same bits: a few query rows per K/V head (a decode step), and
+// nothing that must see its ops (the tracer, an op graph) or differentiate
+// them. Anything else, bad input included, takes the ops.
+bool fused_decode_applies(const Tensor& q, const Tensor& keys, const Tensor& values,
+                          std::size_t start, std::size_t key_start) {
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), m = keys.dim(2), rows = H / Hkv * T;
+  if (rows == 0 || rows > fast::kDecodeRowsMax || m == 0 || hd == 0 ||
+      key_start > start || q.dtype() != keys.dtype() || keys.dtype() != values.dtype())
+    return false;
+  if (trace::active || op_observed()) return false;
+  if (grad_enabled() &&
+      (q.requires_grad() || keys.requires_grad() || values.requires_grad()))
+    return false;
+  return fast::grouped_decode_pays(B * Hkv, rows, m, hd);
+}
+
+// The grouped path's result through fast::grouped_decode_attention: q
+// [B, H, T, hd] over keys, values [B, Hkv, m, hd] -> [B, H, T, hd].
+Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
+                    std::size_t start, std::size_t key_start, double scale) {
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), m = keys.dim(2);
+  std::vector<std::size_t> visible(T);  // as causal_softmax counts them
+  for (std::size_t t = 0; t < T; ++t) visible[t] = std::min(m, start + t - key_start + 1);
+  Tensor out = empty(q.shape(), q.dtype());
+  auto run = [&](auto zero) {
+    using V = decltype(zero);
+    fast::grouped_decode_attention<V>(B * Hkv, H / Hkv * T, T, m, hd, V(scale),
+                                      q.data<V>(), keys.data<V>(), values.data<V>(),
+                                      visible.data(), out.mutable_data<V>());
+  };
+  if (q.dtype() == DType::float32)
+    run(float{});
+  else
+    run(double{});
+  out.node()->op = "grouped_decode_attention";
+  return out;
+}
+
 }  // namespace
 
 // The one place the two K/V sharing paths differ. Both compute, per query
@@ -379,6 +423,11 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
     probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
     trace::snapshot("attn.softmax", layer, probs);
     out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
+  } else if (fused_decode_applies(q, keys, values, start, key_start)) {
+    // Speed only: a decode step that nothing watches runs the four steps
+    // below for each K/V head in one task (glassllm/fast/decode_attention.h),
+    // with the same bits.
+    out = fused_decode(q, keys, values, start, key_start, scale);
   } else {
     // Grouped path, no copy of K or V. The G query heads of one group are
     // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
