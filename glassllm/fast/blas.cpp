@@ -581,10 +581,9 @@ void with_rows(std::size_t M, F f) {
 // only on the sizes, so every element of C is computed by the same call in
 // the same order on any number of threads. A task is at least kTaskFlops
 // (blas_internal.h, 2 MFLOP, about 20 us): less is not worth waking a thread
-// for. At most 4 tasks,
-// because each one packs the whole other operand again (a training step took
-// 3-5 % longer with 8); 4 rather than 2 so that a thread slowed by another
-// program leaves part of its share to the others.
+// for. At most 4 tasks, because each one packs the whole other operand again
+// (a training step took 3-5 % longer with 8); 4 rather than 2 so that a
+// thread slowed by another program leaves part of its share to the others.
 constexpr std::size_t kMaxTasks = 4, kMinBlock = 32, kBlockMultiple = 16;
 // A one-row product (GEMV) reads its matrix once: tasks of 16 K elements, so
 // that decoding spreads the MLP's [384, 128] weights over both cores (decode

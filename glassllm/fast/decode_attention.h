@@ -20,13 +20,13 @@ inline constexpr std::size_t kDecodeRowsMax = 8;
 ///            0 for the others (the causal mask)
 ///   out_h  = probs v_h                      v_h [m, hd], out_h [rows, hd]
 /// with q [heads, rows, hd], k and v [heads, m, hd], out [heads, rows, hd],
-/// rows <= kDecodeRowsMax, 1 <= visible[t] <= m. Each head is one task of the
-/// pool, its scores kept in a buffer of the task's own (64 KiB for 4 rows of
-/// 4096 float keys, which stays in L2 between the two products), instead of
-/// four loops over all heads. Every step is the call or the loop that the ops
-/// make (gemm(), the multiply, vmath's max, exp_shifted_sum and scale), in
-/// the same order, so the result is the same to the bit. Defined for float
-/// and double.
+/// rows <= kDecodeRowsMax, 1 <= visible[t] <= m. Whole heads are the tasks of
+/// the pool (several to a task when they are small), each head's scores kept
+/// in a slice of one buffer (64 KiB for 4 rows of 4096 float keys, which stays
+/// in L2 between the two products), instead of four loops over all heads. Every step is
+/// the call or the loop that the ops make (gemm(), the multiply, vmath's max,
+/// exp_shifted_sum and scale), in the same order, so the result is the same to the bit.
+/// Defined for float and double.
 template <class T>
 void grouped_decode_attention(std::size_t heads, std::size_t rows, std::size_t queries,
                               std::size_t m, std::size_t hd, T scale, const T* q,

@@ -372,16 +372,12 @@ Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
   std::vector<std::size_t> visible(T);  // as causal_softmax counts them
   for (std::size_t t = 0; t < T; ++t) visible[t] = std::min(m, start + t - key_start + 1);
   Tensor out = empty(q.shape(), q.dtype());
-  auto run = [&](auto zero) {
+  dispatch(q.dtype(), [&](auto zero) {
     using V = decltype(zero);
     fast::grouped_decode_attention<V>(B * Hkv, H / Hkv * T, T, m, hd, V(scale),
                                       q.data<V>(), keys.data<V>(), values.data<V>(),
                                       visible.data(), out.mutable_data<V>());
-  };
-  if (q.dtype() == DType::float32)
-    run(float{});
-  else
-    run(double{});
+  });
   out.node()->op = "grouped_decode_attention";
   return out;
 }
