@@ -32,7 +32,7 @@
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/blas_internal.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {

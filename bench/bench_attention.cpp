@@ -14,7 +14,7 @@
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/pool.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {

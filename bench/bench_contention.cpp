@@ -13,7 +13,7 @@
 #include "bench/bench.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 namespace glassllm::cli {
 

@@ -5,8 +5,8 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/model/checks.h"
 
 namespace glassllm::cli {

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 namespace CLI {
 class App;

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "cli/cli.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/files.h"
 
 namespace glassllm::cli {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/files.h"
 
 namespace {
 

@@ -13,10 +13,10 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {

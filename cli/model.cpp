@@ -12,10 +12,10 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "glassllm/engine/ops.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/files.h"
-#include "glassllm/model/npy.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/npy.h"
 
 namespace glassllm::cli {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
-#include "glassllm/model/hf_tokenizer.h"
+#include "glassllm/io/hf_tokenizer.h"
 
 namespace glassllm::cli {
 

@@ -14,9 +14,9 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/files.h"
 #include "glassllm/trace/tracer.h"
 
 #ifndef GLASSLLM_SOURCE_DIR

@@ -21,9 +21,9 @@
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "glassllm/fast/blas.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/files.h"
 
 namespace glassllm::cli {
 

@@ -1,21 +1,27 @@
 # Fails the build when a file includes a header of a layer above its own.
+# Layers run one way:
 #
-#   cli, web -> train, trace, reference -> model -> engine -> fast
+#      cli, web -> train, trace, reference -> io -> model -> engine -> fast
 #
-# A file's layer is its folder: glassllm/<layer>/, include/glassllm/<layer>/,
-# cli/ or web/ (the inspector page's WebAssembly engine). A file may include
-# its own layer and any layer below; train, trace and reference sit side by
-# side and include none of each other, nor do cli and web. The
-# umbrella header glassllm/glassllm.h (every layer) is for programs built on the library.
+#    A file's layer is its folder: glassllm/<layer>/, include/glassllm/<layer>/,
+#    cli/ or web/ (the inspector page's WebAssembly engine). A file may include
+#    its own layer and any layer below; train, trace and reference sit side by
+#    side and include none of each other, nor do cli and web. The umbrella
+#    header glassllm/glassllm.h (every layer) is for programs built on the
+#    library.
+#
 # Run as: cmake -DROOT=<source dir> -DSTAMP=<file to touch> -P check_layers.cmake
+set(layers fast engine model io train trace reference)
 set(rank_fast 0)
 set(rank_engine 1)
 set(rank_model 2)
-set(rank_train 3)
-set(rank_trace 3)
-set(rank_reference 3)
-set(rank_cli 4)
-set(rank_web 4)
+set(rank_io 3)
+set(rank_train 4)
+set(rank_trace 4)
+set(rank_reference 4)
+set(rank_cli 5)
+set(rank_web 5)
+list(JOIN layers "|" layer_regex)
 
 file(GLOB_RECURSE files
   ${ROOT}/glassllm/*.cpp ${ROOT}/glassllm/*.h ${ROOT}/include/glassllm/*.h
@@ -23,7 +29,7 @@ file(GLOB_RECURSE files
 set(errors "")
 foreach(f ${files})
   file(RELATIVE_PATH rel ${ROOT} ${f})
-  if(rel MATCHES "^(include/)?glassllm/(fast|engine|model|train|trace|reference)/")
+  if(rel MATCHES "^(include/)?glassllm/(${layer_regex})/")
     set(own ${CMAKE_MATCH_2})
   elseif(rel MATCHES "^(cli|web)/")
     set(own ${CMAKE_MATCH_1})
@@ -33,7 +39,7 @@ foreach(f ${files})
   file(STRINGS ${f} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
   foreach(line ${includes})
     string(REGEX REPLACE "^[^\"]*\"([^\"]+)\".*$" "\\1" inc "${line}")
-    if(inc MATCHES "^glassllm/(fast|engine|model|train|trace|reference)/")
+    if(inc MATCHES "^glassllm/(${layer_regex})/")
       set(target ${CMAKE_MATCH_1})
     elseif(inc MATCHES "^(cli|web)/")
       set(target ${CMAKE_MATCH_1})
@@ -49,6 +55,6 @@ foreach(f ${files})
   endforeach()
 endforeach()
 if(errors)
-  message(FATAL_ERROR "Includes must run one way, cli, web -> train, trace, reference -> model -> engine -> fast:\n${errors}")
+  message(FATAL_ERROR "Includes must run one way, cli, web -> train, trace, reference -> io -> model -> engine -> fast:\n${errors}")
 endif()
 file(TOUCH ${STAMP})

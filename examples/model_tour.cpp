@@ -10,7 +10,7 @@
 
 #include "glassllm/fast/blas.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 using namespace glassllm;
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 
 using namespace glassllm;

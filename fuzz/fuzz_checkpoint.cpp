@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/io/checkpoint_internal.h"
 
 using namespace glassllm;
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
 
 using namespace glassllm;
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "cli/numbers.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/files.h"
 
 using namespace glassllm;
 

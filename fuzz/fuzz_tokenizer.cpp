@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "glassllm/model/files.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/tokenizer.h"
 
 using namespace glassllm;
 

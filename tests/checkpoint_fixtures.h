@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 
 namespace glassllm::test::ckpt {
 

@@ -13,10 +13,10 @@
 
 #include "check.h"
 #include "checkpoint_fixtures.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
 
 using namespace glassllm;
 using glassllm::test::check_tensor;

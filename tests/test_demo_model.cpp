@@ -2,7 +2,7 @@
 // is in models/demo/README.md), loads as a checkpoint and solves copy on
 // held-out examples it has never seen.
 #include "check.h"
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/train/tasks.h"
 #include "glassllm/train/train.h"
 

@@ -8,9 +8,9 @@
 
 #include "check.h"
 #include "checkpoint_fixtures.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/files.h"
 
 using namespace glassllm;
 namespace ckpt = glassllm::test::ckpt;

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check.h"
-#include "glassllm/model/hf_tokenizer.h"
+#include "glassllm/io/hf_tokenizer.h"
 
 using namespace glassllm;
 using Ids = std::vector<std::int64_t>;

@@ -1,4 +1,4 @@
-// write_npy and read_npy (glassllm/model/npy.cpp): the bytes NumPy's format
+// write_npy and read_npy (glassllm/io/npy.cpp): the bytes NumPy's format
 // 1.0 prescribes, written out by hand here, and the errors for files that
 // are not what read_npy accepts.
 #include <doctest/doctest.h>
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "glassllm/engine/ops.h"
-#include "glassllm/model/files.h"
-#include "glassllm/model/npy.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/npy.h"
 
 using namespace glassllm;
 

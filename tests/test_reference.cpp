@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "glassllm/engine/ops.h"
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/reference/reference.h"
 #include "model_fixtures.h"
 

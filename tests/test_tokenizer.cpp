@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check.h"
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/tokenizer.h"
 
 using namespace glassllm;
 using Ids = std::vector<std::int64_t>;

@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 #include "model_fixtures.h"
 

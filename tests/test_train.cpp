@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "glassllm/fast/blas.h"
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/train/train.h"
 #include "tests/check.h"
 

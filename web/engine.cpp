@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/trace/target_gradients.h"
 #include "glassllm/trace/tracer.h"
 

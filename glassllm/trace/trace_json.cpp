@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "glassllm/model/files.h"
+#include "glassllm/io/files.h"
 #include "glassllm/trace/tracer.h"
 #include "glassllm/trace/tracer_impl.h"
 

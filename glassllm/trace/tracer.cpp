@@ -23,7 +23,7 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer_impl.h"
 
 namespace glassllm {

@@ -12,7 +12,7 @@
 
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm {

@@ -22,10 +22,10 @@
 
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
-#include "glassllm/model/budget.h"
-#include "glassllm/model/checkpoint.h"
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/checkpoint.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
 #include "glassllm/train/optim.h"
 
 namespace glassllm {

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/train/optim.h"
 #include "glassllm/train/train.h"
 

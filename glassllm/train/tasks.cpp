@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "glassllm/model/budget.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/budget.h"
+#include "glassllm/io/files.h"
 
 namespace glassllm {
 

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 namespace glassllm {
 

@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/train/optim.h"
 #include "glassllm/train/tasks.h"
 

@@ -2,7 +2,7 @@
 // file (files.h). POSIX calls rather than iostreams, because the checks that
 // matter here (the file's type before it is opened, a non-blocking open,
 // fsync, the result of close) are not visible through a stream.
-#include "glassllm/model/files.h"
+#include "glassllm/io/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/io/checkpoint_internal.h"
 
 namespace glassllm {
 

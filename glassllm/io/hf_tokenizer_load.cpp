@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <map>
 
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
-#include "glassllm/model/hf_tokenizer_impl.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/hf_tokenizer_impl.h"
 
 namespace glassllm {
 

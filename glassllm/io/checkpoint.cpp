@@ -16,8 +16,8 @@
 #include <set>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
 
 namespace glassllm {
 

@@ -5,7 +5,7 @@
 // hf_tokenizer_impl.h. Regular expressions and Unicode normalization come
 // from ICU, which works on UTF-16 strings (icu::UnicodeString); everything
 // else here is UTF-8.
-#include "glassllm/model/hf_tokenizer.h"
+#include "glassllm/io/hf_tokenizer.h"
 
 #include <unicode/normalizer2.h>
 #include <unicode/regex.h>
@@ -20,9 +20,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "glassllm/model/checkpoint_internal.h"
-#include "glassllm/model/files.h"
-#include "glassllm/model/hf_tokenizer_impl.h"
+#include "glassllm/io/checkpoint_internal.h"
+#include "glassllm/io/files.h"
+#include "glassllm/io/hf_tokenizer_impl.h"
 
 namespace glassllm {
 

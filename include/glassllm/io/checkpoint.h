@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "glassllm/model/hf_tokenizer.h"
+#include "glassllm/io/hf_tokenizer.h"
 #include "glassllm/model/model.h"
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 namespace glassllm {
 

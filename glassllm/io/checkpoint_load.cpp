@@ -13,7 +13,7 @@
 #include <set>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/io/checkpoint_internal.h"
 
 namespace glassllm {
 

@@ -16,7 +16,7 @@
 // data is all there (a file cut short loads without an error, its missing
 // elements are whatever the buffer held: zeros when we tried); and its
 // errors do not name the file ("io error: failed to open a file.").
-#include "glassllm/model/npy.h"
+#include "glassllm/io/npy.h"
 
 #include <cstdio>
 #include <cstring>
@@ -26,7 +26,7 @@
 #include <xtensor/xnpy.hpp>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/model/files.h"
+#include "glassllm/io/files.h"
 
 namespace glassllm {
 

@@ -29,7 +29,7 @@
 //
 // The regular expressions (\p{L}, \p{N}, the lookahead \s+(?!\S)) and the
 // Unicode normalization run on ICU (Debian's libicu-dev); this header does not
-// expose it. The implementation is glassllm/model/hf_tokenizer.cpp.
+// expose it. The implementation is glassllm/io/hf_tokenizer.cpp.
 #pragma once
 
 #include <cstdint>

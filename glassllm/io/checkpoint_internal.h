@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "glassllm/model/checkpoint.h"
+#include "glassllm/io/checkpoint.h"
 
 namespace glassllm::detail {
 

@@ -19,7 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "glassllm/model/hf_tokenizer.h"
+#include "glassllm/io/hf_tokenizer.h"
 
 namespace glassllm {
 namespace hf {

@@ -14,7 +14,7 @@
 //
 // "tokens" lists every token's text in id order, each exactly one code point,
 // no repeats, the unknown token (always U+FFFD) last. The implementation is
-// glassllm/model/tokenizer.cpp, which also decodes UTF-8 by hand.
+// glassllm/io/tokenizer.cpp, which also decodes UTF-8 by hand.
 //
 // The end-of-text token (Hugging Face calls it eos, "end of sequence") is the
 // control character U+0003, whose ASCII name is END OF TEXT: one byte, so

@@ -3,12 +3,12 @@
 //
 // Nothing here knows about the model: a token id is an index into tokens_.
 // Read checkpoint.cpp next for how the file sits beside the weights.
-#include "glassllm/model/tokenizer.h"
+#include "glassllm/io/tokenizer.h"
 
 #include <stdexcept>
 #include <string_view>
 
-#include "glassllm/model/checkpoint_internal.h"
+#include "glassllm/io/checkpoint_internal.h"
 
 namespace glassllm {
 

@@ -1,7 +1,7 @@
 // budget.cpp: memory estimates from sizes (budget.h). Every count is a double:
 // sizes given on a command line can be large enough for their products to
 // overflow 64-bit integers, and an estimate needs no more than 15 digits.
-#include "glassllm/model/budget.h"
+#include "glassllm/io/budget.h"
 
 #include <unistd.h>
 
