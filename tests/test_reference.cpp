@@ -13,6 +13,7 @@
 
 #include "glassllm/engine/ops.h"
 #include "glassllm/io/checkpoint.h"
+#include "glassllm/io/files.h"
 #include "glassllm/reference/reference.h"
 #include "model_fixtures.h"
 
@@ -26,15 +27,7 @@ constexpr double kTolerance = 1e-12;  // float64: about 1e4 ulps of logits near 
 // A small float64 model whose weights are big enough that the logits are of
 // order 1 (the default initialisation, N(0, 0.02), gives logits near 0, where
 // an absolute tolerance would prove little). Norm weights vary around 1.
-GlassLM random_model(std::size_t n_heads = 4, std::size_t n_kv_heads = 2) {
-  Config cfg;
-  cfg.vocab_size = 19;
-  cfg.d_model = 16;
-  cfg.n_layers = 2;
-  cfg.n_heads = n_heads;
-  cfg.n_kv_heads = n_kv_heads;
-  cfg.d_ff = 24;
-  cfg.max_len = 12;
+GlassLM random_model_of(const Config& cfg) {
   GlassLM model(cfg, /*seed=*/7, DType::float64);
   Rng rng(2026);
   for (auto& [name, weight] : model.named_parameters()) {
@@ -44,6 +37,37 @@ GlassLM random_model(std::size_t n_heads = 4, std::size_t n_kv_heads = 2) {
                                 : rng.normal(weight.shape(), 0.0, 0.5, DType::float64);
   }
   return model;
+}
+
+GlassLM random_model(std::size_t n_heads = 4, std::size_t n_kv_heads = 2) {
+  Config cfg;
+  cfg.vocab_size = 19;
+  cfg.d_model = 16;
+  cfg.n_layers = 2;
+  cfg.n_heads = n_heads;
+  cfg.n_kv_heads = n_kv_heads;
+  cfg.d_ff = 24;
+  cfg.max_len = 12;
+  return random_model_of(cfg);
+}
+
+// A published model's config.json (tests/data/real_configs/) with its
+// options kept (rope_theta, rope_scaling, q/k/v biases) and its sizes made
+// small: head_dim 8, so that RoPE has four frequencies, which for Llama 3's
+// scaling fall one in each of its bands (kept, blended, slowed).
+Config small_config_like(const std::string& file) {
+  Config cfg = config_from_json(read_regular_file(std::string(GLASSLLM_TEST_DATA) +
+                                                  "/real_configs/" + file))
+                   .first;
+  cfg.vocab_size = 19;
+  cfg.d_model = 16;
+  cfg.n_layers = 2;
+  cfg.n_heads = 4;
+  cfg.n_kv_heads = 2;
+  cfg.explicit_head_dim = 8;
+  cfg.d_ff = 24;
+  cfg.max_len = 12;
+  return cfg;
 }
 
 // max |engine - reference| over logits of one shape.
@@ -174,6 +198,45 @@ TEST_CASE("reference: the bundled model (models/demo) in float64, both K/V paths
   }
 }
 
+TEST_CASE("reference: Llama 3-style RoPE scaling and Qwen2-style q/k/v biases") {
+  Config llama3 = small_config_like("llama-3.2-1b.json");
+  REQUIRE(llama3.rope_scaling.type == RopeScaling::Type::llama3);
+  Config qwen2 = small_config_like("qwen2.5-0.5b.json");
+  REQUIRE(qwen2.qkv_bias);
+  Config linear = llama3;  // "linear": every frequency divided by the factor
+  linear.rope_scaling.type = RopeScaling::Type::linear;
+  for (const Config& cfg : {llama3, qwen2, linear}) {
+    for (Attention path : kPaths) {
+      CAPTURE(attention_name(path));
+      GlassLM model = random_model_of(cfg);
+      model.attention = path;
+      compare_full_and_incremental(model,
+                                   TokenBatch{{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}},
+                                   /*prefill=*/4);
+    }
+  }
+}
+
+TEST_CASE("reference: the comparison notices a missing bias or RoPE scaling") {
+  // The same weights (random_model_of draws them in the same order) under a
+  // config without the option: the engine with it must differ from the
+  // reference without it by far more than the tolerance, or the test above
+  // could pass with the option ignored on both sides.
+  TokenBatch tokens{{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}};
+  no_grad guard;
+  Config llama3 = small_config_like("llama-3.2-1b.json");
+  Config unscaled = llama3;
+  unscaled.rope_scaling = RopeScaling{};
+  CHECK(max_diff(random_model_of(llama3).forward(tokens),
+                 ReferenceModel(random_model_of(unscaled)).forward(tokens)) > 1e-6);
+  Config qwen2 = small_config_like("qwen2.5-0.5b.json");
+  GlassLM with_bias = random_model_of(qwen2);
+  ReferenceModel ref(with_bias);
+  CHECK(max_diff(with_bias.forward(tokens), ref.forward(tokens)) <= kTolerance);
+  with_bias.layers[0].k_bias = zeros(with_bias.layers[0].k_bias.shape(), DType::float64);
+  CHECK(max_diff(with_bias.forward(tokens), ref.forward(tokens)) > 1e-6);
+}
+
 TEST_CASE("reference: bad input gets the engine's messages") {
   GlassLM model = random_model();
   ReferenceModel ref(model);
@@ -191,6 +254,14 @@ TEST_CASE("reference: bad input gets the engine's messages") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(ref.forward({{1, 2, 3}}, nullptr, 10),
                        doctest::Contains("positions 10..12 exceed max_len 12"),
+                       std::invalid_argument);
+  // An option the reference does not implement is refused, not ignored: a
+  // RoPE scaling type it does not know (one a newer config could bring).
+  Config unknown_scaling = model.config();
+  unknown_scaling.rope_scaling.type = RopeScaling::Type(3);
+  CHECK_THROWS_WITH_AS(ReferenceModel(random_model_of(unknown_scaling)),
+                       "ReferenceModel: rope_scaling type 3 is not implemented (none, "
+                       "linear, llama3 are)",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(ReferenceModel(model, Attention::custom),
                        doctest::Contains("attention path 'custom' is not one of"),

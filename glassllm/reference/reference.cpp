@@ -92,11 +92,43 @@ Array rotate_half(const Array& x) {
   return xt::concatenate(xt::xtuple(-second, first), x.dimension() - 1);
 }
 
+// RoPE's frequencies, as transformers' modeling_rope_utils.py computes them:
+//   inv_freq = theta ** (-np.arange(0, hd, 2) / hd)             # [hd/2]
+// then, by rope_scaling's type, "linear": inv_freq / factor; "llama3": long
+// wavelengths slowed by factor, short ones kept, the band between blended.
+Array rope_frequencies(const Config& cfg) {
+  const double hd = double(cfg.head_dim());
+  const RopeScaling& r = cfg.rope_scaling;
+  Array inv_freq = xt::pow(cfg.rope_theta, -xt::arange<double>(0, hd, 2) / hd);  // [hd/2]
+  switch (r.type) {
+    case RopeScaling::Type::none:
+      return inv_freq;
+    case RopeScaling::Type::linear:
+      return inv_freq / r.factor;
+    case RopeScaling::Type::llama3: {
+      const double L = r.original_max_position_embeddings;
+      const double low_freq_wavelen = L / r.low_freq_factor;
+      const double high_freq_wavelen = L / r.high_freq_factor;
+      Array wavelen = 2 * xt::numeric_constants<double>::PI / inv_freq;
+      // np.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+      Array inv_freq_llama =
+          xt::where(wavelen > low_freq_wavelen, inv_freq / r.factor, inv_freq);
+      Array smooth =
+          (L / wavelen - r.low_freq_factor) / (r.high_freq_factor - r.low_freq_factor);
+      Array smoothed = (1 - smooth) * inv_freq_llama / r.factor + smooth * inv_freq_llama;
+      auto is_medium = !(wavelen < high_freq_wavelen) && !(wavelen > low_freq_wavelen);
+      return xt::where(is_medium, smoothed, inv_freq_llama);
+    }
+  }
+  throw std::invalid_argument("ReferenceModel: rope_scaling type " +
+                              std::to_string(int(r.type)) +
+                              " is not implemented (none, linear, llama3 are)");
+}
+
 // RoPE on x [B, heads, T, hd] at positions start .. start+T-1
-Array rope(const Array& x, std::size_t start, double theta) {
-  std::size_t T = x.shape(2), hd = x.shape(3);
-  Array inv_freq = xt::pow(theta, -xt::arange<double>(0, hd, 2) / double(hd));  // [hd/2]
-  Array positions = xt::arange<double>(start, start + T);                       // [T]
+Array rope(const Array& x, std::size_t start, const Array& inv_freq) {
+  std::size_t T = x.shape(2);
+  Array positions = xt::arange<double>(start, start + T);                  // [T]
   Array angle = xt::view(positions, xt::all(), xt::newaxis()) * inv_freq;  // [T, hd/2]
   Array angles = xt::concatenate(xt::xtuple(angle, angle), 1);             // [T, hd]
   return x * xt::cos(angles) + rotate_half(x) * xt::sin(angles);
@@ -170,6 +202,7 @@ Array to_array(const Tensor& t) {
 // One layer's weights, by their Hugging Face names.
 struct LayerArrays {
   Array input_layernorm, q_proj, k_proj, v_proj, o_proj;
+  Array q_bias, k_bias, v_bias;  // [H*hd], [Hkv*hd] x 2; zeros without qkv_bias
   Array post_attention_layernorm, gate_proj, up_proj, down_proj;
 };
 
@@ -177,6 +210,7 @@ struct ReferenceModel::Weights {
   Config cfg;
   Attention path;
   Array embed_tokens, norm, lm_head;
+  Array inv_freq;  // RoPE's frequencies [hd/2]
   std::vector<LayerArrays> layers;
 };
 
@@ -204,11 +238,20 @@ ReferenceModel::ReferenceModel(const GlassLM& model, Attention path)
   w_->embed_tokens = to_array(model.embed_tokens);
   w_->norm = to_array(model.norm);
   w_->lm_head = to_array(model.lm_head);
+  w_->inv_freq = rope_frequencies(w_->cfg);
+  const std::size_t q_width = w_->cfg.n_heads * w_->cfg.head_dim();
+  const std::size_t kv_width = w_->cfg.n_kv_heads * w_->cfg.head_dim();
+  // A bias the model does not have is zeros: h @ W.T + 0 is h @ W.T exactly.
+  auto bias = [&](const Tensor& b, std::size_t width) {
+    return w_->cfg.qkv_bias ? to_array(b) : Array(xt::zeros<double>({width}));
+  };
   for (const LayerWeights& l : model.layers)
     w_->layers.push_back({to_array(l.input_layernorm), to_array(l.q_proj),
                           to_array(l.k_proj), to_array(l.v_proj), to_array(l.o_proj),
-                          to_array(l.post_attention_layernorm), to_array(l.gate_proj),
-                          to_array(l.up_proj), to_array(l.down_proj)});
+                          bias(l.q_bias, q_width), bias(l.k_bias, kv_width),
+                          bias(l.v_bias, kv_width), to_array(l.post_attention_layernorm),
+                          to_array(l.gate_proj), to_array(l.up_proj),
+                          to_array(l.down_proj)});
 }
 ReferenceModel::~ReferenceModel() = default;
 ReferenceModel::ReferenceModel(ReferenceModel&&) noexcept = default;
@@ -274,11 +317,13 @@ ReferenceLogits ReferenceModel::forward(const TokenBatch& tokens, ReferenceCache
   for (std::size_t l = 0; l < cfg.n_layers; ++l) {
     const LayerArrays& w = w_->layers[l];
     Array h = rmsnorm(x, w.input_layernorm, cfg.norm_eps);
-    Array q = split_heads(linear(h, w.q_proj), cfg.n_heads);     // [B, H, T, hd]
-    Array k = split_heads(linear(h, w.k_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-    Array v = split_heads(linear(h, w.v_proj), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-    q = rope(q, start, cfg.rope_theta);
-    k = rope(k, start, cfg.rope_theta);
+    Array q = split_heads(linear(h, w.q_proj) + w.q_bias, cfg.n_heads);  // [B, H, T, hd]
+    Array k =
+        split_heads(linear(h, w.k_proj) + w.k_bias, cfg.n_kv_heads);  // [B, Hkv, T, hd]
+    Array v =
+        split_heads(linear(h, w.v_proj) + w.v_bias, cfg.n_kv_heads);  // [B, Hkv, T, hd]
+    q = rope(q, start, w_->inv_freq);
+    k = rope(k, start, w_->inv_freq);
     std::size_t key_start = start;  // without a cache the keys are the new tokens
     if (cache) {                    // keys from position 0: the whole history
       Array& cached_k = cache->layers_->k[l];

@@ -6,7 +6,9 @@
 // logits a second, independent way: every step is an xtensor expression that
 // reads line by line like the NumPy original (np.repeat, np.where, np.dot,
 // x.transpose(0, 2, 1, 3), ...), and every matrix product goes through
-// xt::linalg::dot. It has no autograd and is not fast: it exists to be read
+// xt::linalg::dot. It implements every option of Config (q/k/v biases, RoPE
+// scaling none/linear/llama3) and refuses, with a one-line error, a RoPE
+// scaling it does not know. It has no autograd and is not fast: it exists to be read
 // beside the engine and to check it (tests/test_reference.cpp compares the
 // two to 1e-12). The code is glassllm/reference/reference.cpp; the page is
 // docs/13-reference-in-numpy-style.md.
