@@ -31,8 +31,8 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/blas_internal.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm::cli {

@@ -12,8 +12,8 @@
 
 #include "bench/bench.h"
 #include "glassllm/engine/ops.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 
 namespace glassllm::cli {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "glassllm/io/checkpoint.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 
 namespace CLI {
 class App;

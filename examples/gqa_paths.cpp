@@ -9,8 +9,8 @@
 
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 
 using namespace glassllm;
 

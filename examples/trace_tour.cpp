@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
 
 using namespace glassllm;

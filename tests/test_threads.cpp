@@ -15,8 +15,8 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/pool.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 #include "tests/check.h"
 
 using namespace glassllm;

@@ -13,8 +13,8 @@
 #include <valijson/validator.hpp>
 
 #include "check.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
 #include "model_fixtures.h"
 

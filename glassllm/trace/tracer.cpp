@@ -21,9 +21,9 @@
 
 #include "glassllm/engine/node.h"
 #include "glassllm/engine/ops.h"
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
-#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer_impl.h"
 
 namespace glassllm {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "glassllm/io/tokenizer.h"
 #include "glassllm/model/forward_observer.h"
 #include "glassllm/model/model.h"
-#include "glassllm/io/tokenizer.h"
 #include "glassllm/trace/tracer.h"
 
 namespace glassllm {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "glassllm/io/hf_tokenizer.h"
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 
 namespace glassllm {
 

@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 
 namespace glassllm {
 

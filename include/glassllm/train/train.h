@@ -44,8 +44,8 @@
 #include <string>
 #include <vector>
 
-#include "glassllm/model/model.h"
 #include "glassllm/io/tokenizer.h"
+#include "glassllm/model/model.h"
 #include "glassllm/train/optim.h"
 #include "glassllm/train/tasks.h"
 
