@@ -1,13 +1,15 @@
 // blas.cpp: every matrix product in GlassLM ends here, in one gemm(). It
 // handles the shapes that need no library (an empty sum), sends products of
-// up to 8 rows (decoding) to the kernels below, and passes everything else to
+// up to 8 rows (decoding) to the kernels of few_rows.cpp, cuts the others
+// into tasks of the thread pool, and passes them to
 // the backend chosen at configure time with -DGLASSLLM_BLAS (CMakeLists.txt):
 //
 //   openblas  backends/openblas.cpp  OpenBLAS, opened at run time (Linux)
 //   system    backends/system.cpp    the BLAS CMake's FindBLAS found, via CBLAS
 //   builtin   backends/builtin.cpp   gemm_builtin.cpp, no library at all
 //
-// blas_info() says which one runs.
+// blas_info() says which one runs. docs/bench-notes.md has the measurements
+// behind the constants below.
 #include "glassllm/fast/blas.h"
 
 #include <algorithm>
@@ -23,16 +25,14 @@
 
 #include "glassllm/fast/blas_backend.h"
 #include "glassllm/fast/blas_internal.h"
+#include "glassllm/fast/few_rows.h"
 #include "glassllm/fast/pool.h"
-#include "glassllm/fast/vmath.h"  // xsimd, for the few-rows kernels
 
 namespace glassllm {
 
-// GLASSLLM_THREADS if set, else every core this process may use. Measured on
-// the 2-core machine (default config, OpenBLAS): a training step 170 -> 122
-// ms. Each output element is computed by one task in one order, and how
-// products are cut into tasks depends only on their sizes, so results repeat
-// bit for bit whatever the thread count.
+// GLASSLLM_THREADS if set, else every core this process may use. Each output element is
+// computed by one task in one order, and how products are cut into tasks depends only on
+// their sizes, so results repeat bit for bit whatever the thread count.
 int default_blas_threads() {
   if (const char* env = std::getenv("GLASSLLM_THREADS")) {
     char* end = nullptr;
@@ -47,547 +47,20 @@ int default_blas_threads() {
 
 namespace {
 
-// ---- a few rows against B -------------------------------------------------------
-//
-// Attention's decode step in the grouped path multiplies G rows of queries
-// (G = 4 for exaone-4.0-1.2b) with a K/V cache of thousands of positions:
-// M = 2..8, and B is the whole cache of one head. OpenBLAS's GEMM first packs
-// B into its own buffer (sgemm_incopy / itcopy: 58 % of that step's time, as
-// `perf` shows), which is one more read and a write of the entire cache: the
-// very copy the grouped path exists to avoid. These kernels read B once, in
-// place, for every product of 1 to 8 rows (split_few_rows), and compute each
-// row the same way whatever the number of rows; everything else goes to the
-// backend.
-
-// These kernels do a few multiply-adds per value of B they load, which keeps
-// fewer reads in flight than a plain copy does: the hardware prefetcher alone
-// left them at 1.5-1.8 times the time of reading B once (AMD EPYC with AVX2).
-// So each asks for B ahead of where it reads: few_rows_nt and
-// few_rows_nn_regs kPrefetchBytes ahead, in rows, few_rows_nn a block ahead
-// (NextBlock). (exaone-4.0-1.2b-shaped decode step's attention, 30 layers,
-// 2 threads: 43.5 -> 33.6 ms, medians of five interleaved runs, against 23 ms
-// for reading K and V once; docs/10.) On AVX-512, few_rows_nt_held asks
-// kHeldPrefetchBytes ahead (see there), and few_rows_nn_regs not at all: it
-// reads B in an order that the hardware's prefetcher follows alone, and
-// asking as well made it slower.
-constexpr std::size_t kPrefetchBytes = 2048;
-
-std::size_t rows_ahead(std::size_t row_bytes) {
-  return std::max<std::size_t>(1, kPrefetchBytes / row_bytes);
-}
-
-// Stores alpha * value (+ beta * old) into c.
-template <class T>
-void put(T& c, T alpha, T value, T beta) {
-  c = beta == T(0) ? alpha * value : alpha * value + beta * c;
-}
-
-// lane[q]: the lane of xsimd::haddp(rows)'s result that holds the sum of
-// rows[q]. It should be q, but xsimd 8.1 (Debian 12's) permutes the lanes for
-// AVX-512 floats (0 1 4 5 2 3 6 7 ...); asking haddp once works with any
-// version.
-template <class T>
-const std::array<std::size_t, xsimd::batch<T>::size>& haddp_lanes() {
-  using V = xsimd::batch<T>;
-  static const auto lanes = [] {
-    V rows[V::size];
-    for (std::size_t q = 0; q < V::size; ++q) rows[q] = V(T(q));  // sums to q * size
-    alignas(64) T sums[V::size];
-    xsimd::haddp(rows).store_aligned(sums);
-    std::array<std::size_t, V::size> lane{};
-    for (std::size_t l = 0; l < V::size; ++l) lane[std::size_t(sums[l]) / V::size] = l;
-    return lane;
-  }();
-  return lanes;
-}
-
-// The sum of one batch's lanes, added in the order in which xsimd::haddp adds
-// each of its rows (xsimd::hadd adds them in another order). few_rows_nt ends
-// most dot products inside one haddp of W of them, and the ones left over on
-// their own, with lane_sum: both round alike, so a row's result does not
-// depend on how many rows or keys share the call (and the grouped and
-// repeat_kv paths agree to the bit).
-template <class T>
-T lane_sum(const xsimd::batch<T>& v) {
-  using V = xsimd::batch<T>;
-  V rows[V::size];
-  rows[0] = v;
-  for (std::size_t q = 1; q < V::size; ++q) rows[q] = V(T(0));
-  alignas(64) T sums[V::size];
-  xsimd::haddp(rows).store_aligned(sums);
-  return sums[haddp_lanes<T>()[0]];
-}
-
-// The end of a block of KEYS = W / MR rows of B in few_rows_nt: adds each of
-// acc's W batches across (one xsimd::haddp) and puts the sum of
-// acc[key * MR + i] into C[i, j + key]; lane is haddp_lanes<T>().
-template <std::size_t MR, class T>
-void put_block(const xsimd::batch<T>* acc,
-               const std::array<std::size_t, xsimd::batch<T>::size>& lane, T alpha,
-               T beta, T* C, std::size_t ldc, std::size_t j) {
-  constexpr std::size_t W = xsimd::batch<T>::size, KEYS = W / MR;
-  alignas(64) T dots[W];
-  xsimd::haddp(acc).store_aligned(dots);
-  for (std::size_t key = 0; key < KEYS; ++key)
-    for (std::size_t i = 0; i < MR; ++i)
-      put(C[i * ldc + j + key], alpha, dots[lane[key * MR + i]], beta);
-}
-
-// How few_rows_nt_held puts a block of W dot products into C: one of the two
-// below, chosen once per call. Each is a type of its own, so that the loop
-// is compiled once for each: with both in one loop, GCC 12 ran out of
-// registers and reloaded A's rows from the stack for every block of keys.
-
-// In general: put_block (one haddp, then each dot on its own).
-template <std::size_t MR, class T>
-struct PutBlock {
-  T alpha, beta;
-  const std::array<std::size_t, xsimd::batch<T>::size>& lane = haddp_lanes<T>();
-  // acc[key * MR + i]: row i of A against row j + key of B
-  void operator()(const xsimd::batch<T>* acc, T* C, std::size_t ldc,
-                  std::size_t j) const {
-    put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
-  }
-};
-
-#if defined(__AVX512F__)
-// When beta == 0, for 2 or 4 rows of floats on AVX-512, and where haddp
-// puts the sum of its row q in lane kHaddpLanes16[q] (xsimd 8.1's order for
-// 16 floats, Debian 12's; haddp_lanes tells at run time): haddp is given the
-// accumulators in such an order that lanes i * KEYS .. i * KEYS + KEYS - 1
-// of its result are C[i, j .. j + KEYS - 1], and each row of C is one 128-
-// or 256-bit store. put_block stores haddp's result and then loads each
-// lane on its own (waiting for the store), multiplies and stores it: on the
-// 2-core AMD EPYC (Zen 5) the held loop read B from L2 at 40-56 GB/s that
-// way and at 71-73 GB/s this way (from memory, at the exaone shape, the
-// difference was below what could be measured). Each dot product is still added across by
-// the same haddp, and alpha * value is the one multiply put() does when
-// beta == 0, so the bits are the same.
-constexpr std::array<std::size_t, 16> kHaddpLanes16 = {0, 1, 4,  5,  2,  3,  6,  7,
-                                                       8, 9, 12, 13, 10, 11, 14, 15};
-
-template <std::size_t MR>
-struct PutRows {
-  using V = xsimd::batch<float>;
-  static constexpr std::size_t W = 16, KEYS = W / MR;
-  static constexpr bool kShape = V::size == W && (MR == 2 || MR == 4);
-  // source[q]: the accumulator (key * MR + i) that goes into haddp's row q,
-  // whose sum lands in lane kHaddpLanes16[q] = i * KEYS + key
-  static constexpr std::array<std::size_t, W> source = [] {
-    std::array<std::size_t, W> s{};
-    for (std::size_t q = 0; q < W; ++q) {
-      const std::size_t lane = kHaddpLanes16[q], i = lane / KEYS, key = lane % KEYS;
-      s[q] = key * MR + i;
-    }
-    return s;
-  }();
-
-  static bool applies(float beta) {
-    const auto& lane = haddp_lanes<float>();
-    return kShape && beta == 0.f &&
-           std::equal(lane.begin(), lane.end(), kHaddpLanes16.begin());
-  }
-
-  float alpha;
-  void operator()(const V* acc, float* C, std::size_t ldc, std::size_t j) const {
-    const __m512 dots = _mm512_mul_ps(_mm512_set1_ps(alpha),
-                                      in_c_order(acc, std::make_index_sequence<W>()));
-    if constexpr (MR == 4) {
-      _mm_storeu_ps(C + j, _mm512_extractf32x4_ps(dots, 0));
-      _mm_storeu_ps(C + ldc + j, _mm512_extractf32x4_ps(dots, 1));
-      _mm_storeu_ps(C + 2 * ldc + j, _mm512_extractf32x4_ps(dots, 2));
-      _mm_storeu_ps(C + 3 * ldc + j, _mm512_extractf32x4_ps(dots, 3));
-    } else {
-      const __m512d halves = _mm512_castps_pd(dots);
-      _mm256_storeu_ps(C + j, _mm512_castps512_ps256(dots));
-      _mm256_storeu_ps(C + ldc + j, _mm256_castpd_ps(_mm512_extractf64x4_pd(halves, 1)));
-    }
-  }
-  template <std::size_t... Q>
-  static V in_c_order(const V* acc, std::index_sequence<Q...>) {
-    const V rows[W] = {acc[source[Q]]...};
-    return xsimd::haddp(rows);
-  }
-};
-#endif
-
-// The loop of few_rows_nt below for the common case of a short K that, for
-// MR rows of A, fits in registers: K = KB batches, MR * KB <= 16, on a
-// target with 32 vector registers (AVX-512). A's MR * KB batches are loaded
-// once per call and held, and each B row is read in address order, one batch
-// after the other; few_rows_nt's general loop takes batch k of KEYS rows
-// before batch k + 1 of any, which reads B in steps of a row and back. On the
-// 2-core AMD EPYC (Zen 5), exaone-shaped q @ k^T (4 query rows, hd 64, 30
-// layers of 4096 keys, 2 threads) took 8.4-10.0 ms that way and 6.6-7.5 ms
-// this way, against 4.5-5.3 ms for reading K once (medians of 21 interleaved
-// rounds, four runs). Reading the same keys in the general loop's order, with
-// no arithmetic at all, took 7.7-8.9 ms. The hardware's prefetcher follows
-// this order, but alone it keeps fewer lines in flight than a plain read of
-// K does, so each batch of a row is also asked for kHeldPrefetchBytes ahead,
-// into L1 (prefetcht0). q @ k^T alone over 60 K-shaped buffers (480 MiB, 2
-// threads, same host, distances alternated in four rounds, medians of 40):
-// 9.3-11.4 ms without, 7.0-8.1 ms 4 KiB ahead, against 6.4-8.6 ms for
-// reading the buffers once; 2 KiB ahead gained less, 6 and 8 KiB no more,
-// and prefetcht1 / prefetcht2 nothing. (Before `flatten` and PutRows made
-// the arithmetic cheaper, asking 2 KiB ahead had made it slower; docs/10,
-// steps 7 and 10.) Each sum meets A's batches in the same order k = 0, 1,
-// ... as in the general loop, so the results are the same bits. `flatten`
-// inlines xsimd::haddp, which GCC otherwise calls, passing the accumulators
-// through memory (qk from L2: 33-42 -> 40-56 GB/s). Returns the number of B
-// rows done: a multiple of KEYS.
-constexpr std::size_t kHeldPrefetchBytes = 4096;
-
-template <std::size_t MR, std::size_t KB, class T, class Put>
-__attribute__((flatten)) std::size_t few_rows_nt_held(std::size_t N, const T* A,
-                                                      std::size_t lda, const T* B,
-                                                      std::size_t ldb, T* C,
-                                                      std::size_t ldc, const Put& put) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size, KEYS = W / MR;
-  V a[MR][KB];
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t kb = 0; kb < KB; ++kb)
-      a[i][kb] = V::load_unaligned(A + i * lda + kb * W);
-  // In rows of B; a batch is one 64-byte line (sizeof(V) == 64 here).
-  const std::size_t ahead =
-      std::max<std::size_t>(1, kHeldPrefetchBytes / (KB * sizeof(V))) * ldb;
-  std::size_t j = 0;
-  for (; j + KEYS <= N; j += KEYS) {
-    V acc[W];  // acc[key * MR + i]: row i of A against row j + key of B
-    for (std::size_t q = 0; q < W; ++q) acc[q] = V(T(0));
-#pragma GCC unroll 16  // unrolled, so that the accumulators stay in registers
-    for (std::size_t key = 0; key < KEYS; ++key) {
-      const T* b = B + (j + key) * ldb;
-#pragma GCC unroll 4
-      for (std::size_t kb = 0; kb < KB; ++kb) {
-        __builtin_prefetch(b + ahead + kb * W);  // never faults, even past the end
-        V bk = V::load_unaligned(b + kb * W);
-        for (std::size_t i = 0; i < MR; ++i)
-          acc[key * MR + i] = xsimd::fma(a[i][kb], bk, acc[key * MR + i]);
-      }
-    }
-    put(acc, C, ldc, j);
-  }
-  return j;
-}
-
-// few_rows_nt_held for K = KB batches, KB chosen at run time; 0 rows done
-// where it does not apply.
-template <std::size_t MR, class T>
-std::size_t few_rows_nt_held_any(std::size_t N, std::size_t K, T alpha, const T* A,
-                                 std::size_t lda, const T* B, std::size_t ldb, T beta,
-                                 T* C, std::size_t ldc) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size;
-  if constexpr (sizeof(V) < 64 || MR < 2 || MR > 4) {  // 16 registers, or no reuse
-    return 0;
-  } else {
-    if (K % W != 0) return 0;
-    auto run = [&](const auto& put) -> std::size_t {
-      switch (K / W) {  // MR * KB <= 16 batches of A, beside W accumulators
-        case 1:
-          return few_rows_nt_held<MR, 1>(N, A, lda, B, ldb, C, ldc, put);
-        case 2:
-          return few_rows_nt_held<MR, 2>(N, A, lda, B, ldb, C, ldc, put);
-        case 3:
-          return few_rows_nt_held<MR, 3>(N, A, lda, B, ldb, C, ldc, put);
-        case 4:
-          return few_rows_nt_held<MR, 4>(N, A, lda, B, ldb, C, ldc, put);
-        default:
-          return 0;
-      }
-    };
-#if defined(__AVX512F__)
-    if constexpr (std::is_same_v<T, float> && PutRows<MR>::kShape)
-      if (PutRows<MR>::applies(beta)) return run(PutRows<MR>{alpha});
-#endif
-    return run(PutBlock<MR, T>{alpha, beta});
-  }
-}
-
-// C[i, j] = alpha * sum_k A[i, k] B[j, k] + beta * C[i, j]  (op(B) = B^T, B is
-// [N, K]): one pass over B's rows, KEYS = W / MR of them at a time (W = the
-// batch's lanes, MR a template argument so that the accumulators stay in
-// registers). Each chunk of a B row is loaded once and meets the MR rows of
-// A; each dot product ends as one batch of partial sums, and xsimd::haddp
-// adds W such batches across at once: far fewer shuffles than one
-// horizontal add per dot product, which made this kernel compute-bound
-// (exaone-shaped decode step, q @ k^T over all 30 layers on the 2-core AMD
-// EPYC: 17 -> 9.3 ms, the floor of reading K once being 7.7 ms). Where A's
-// rows fit in registers, few_rows_nt_held (above) does the same sums reading
-// each B row straight through. When K is not a whole number of batches, or
-// MR > W, and for the last N % KEYS rows, one B row at a time with a
-// horizontal add each (lane_sum: in haddp's order).
-template <std::size_t MR, class T>
-void few_rows_nt(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
-                 const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size, KEYS = W / MR;
-  const std::size_t KV = K / W * W;  // the part of each dot product done in batches
-  std::size_t j = 0;
-  const auto& lane = haddp_lanes<T>();
-  const std::size_t ahead = rows_ahead(K * sizeof(T)) * ldb;
-  if constexpr (KEYS > 0) {
-    j = few_rows_nt_held_any<MR>(N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    for (; j + KEYS <= N && KV == K; j += KEYS) {
-      V acc[W];  // acc[key * MR + i]: row i of A against row j + key of B
-      for (std::size_t q = 0; q < W; ++q) acc[q] = V(T(0));
-      for (std::size_t k = 0; k < KV; k += W) {
-        V a[MR];
-        for (std::size_t i = 0; i < MR; ++i) a[i] = V::load_unaligned(A + i * lda + k);
-        for (std::size_t key = 0; key < KEYS; ++key) {
-          const T* b = B + (j + key) * ldb + k;
-          // Never faults, even past the end. Not for one row (GEMV):
-          // decoding gained nothing measurable from it.
-          if constexpr (MR > 1) __builtin_prefetch(b + ahead);
-          V bk = V::load_unaligned(b);
-          for (std::size_t i = 0; i < MR; ++i)
-            acc[key * MR + i] = xsimd::fma(a[i], bk, acc[key * MR + i]);
-        }
-      }
-      put_block<MR>(acc, lane, alpha, beta, C, ldc, j);
-    }
-  }
-  // The last N % KEYS rows of B (all of them when MR > W), one at a time.
-  for (; j < N; ++j) {
-    const T* b = B + j * ldb;
-    V acc[MR];
-    for (std::size_t i = 0; i < MR; ++i) acc[i] = V(T(0));
-    for (std::size_t k = 0; k < KV; k += W) {
-      V bk = V::load_unaligned(b + k);
-      for (std::size_t i = 0; i < MR; ++i)
-        acc[i] = xsimd::fma(V::load_unaligned(A + i * lda + k), bk, acc[i]);
-    }
-    for (std::size_t i = 0; i < MR; ++i) {
-      T dot = lane_sum(acc[i]);
-      for (std::size_t k = KV; k < K; ++k) dot += A[i * lda + k] * b[k];
-      put(C[i * ldc + j], alpha, dot, beta);
-    }
-  }
-}
-
-// C[i, :] = alpha * sum_k A[i, k] B[k, :] + beta * C[i, :]  (B is [K, N], N
-// small). Each row of B is added, scaled by A[i, k], into MR rows of sums.
-// MR * N sums rarely fit in registers (4 rows of a head dim of 64 floats are
-// 32 AVX2 batches; AVX2 has 16 registers), and kept in memory they cost a
-// load and a store each for every row of B: on B already in cache that took
-// 3.7 times as long (240 MiB of B, 4 rows, one thread on the 2-core AMD EPYC:
-// 58 against 15 ms). So B is taken a block of rows at a time (kBlockBytes, which
-// stays in L1), and each block is swept once per tile of up to 2 rows of A
-// by 4 batches of C, whose 8 sums stay in registers through the block. Every
-// sum still adds B's rows in order k = 0, 1, ..., so the result does not
-// depend on the tiling.
-//
-// While it sweeps one block, the kernel asks for the next one (NextBlock),
-// a few lines per row of every sweep, so that memory is kept busy all the
-// time and the next block is in L1 when the sweeps reach it. Asking only in
-// the first sweep, 2 KiB ahead, asked for nothing during the sweeps from L1:
-// `probs @ v` of the exaone-shaped decode step (30 layers, 2 threads) took
-// 1.37-1.61 times as long as reading V once, and 1.17-1.40 times this way
-// (in-process A/B, configurations alternated 11 times, five runs).
-constexpr std::size_t kBlockBytes = 8 * 1024;
-
-// The `left` lines of a block of B's rows (rows of `row_lines` 64-byte
-// lines, ldb elements apart, from `row`), asked for from memory a few at a
-// time, in order.
-template <class T>
-struct NextBlock {
-  const T* row = nullptr;  // the row being asked for
-  std::size_t row_lines = 0, ldb = 0;
-  std::size_t line = 0;  // the next line of that row
-  std::size_t left = 0;  // lines not yet asked for
-
-  void ask(std::size_t lines) {
-    for (; lines > 0 && left > 0; --lines, --left) {
-      __builtin_prefetch(row + line * (64 / sizeof(T)));  // never faults
-      if (++line == row_lines) {
-        line = 0;
-        row += ldb;
-      }
-    }
-  }
-};
-
-// One tile: `rows` rows of B (from B) into RI rows of VB batches of sums at
-// `sums` (row length ld_sums), with A's RI rows from A; asks for
-// `lines_per_row` lines of `next` per row.
-template <std::size_t RI, std::size_t VB, class T>
-void nn_tile(std::size_t rows, const T* A, std::size_t lda, const T* B, std::size_t ldb,
-             T* sums, std::size_t ld_sums, NextBlock<T>& next,
-             std::size_t lines_per_row) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size;
-  V acc[RI][VB];
-  for (std::size_t i = 0; i < RI; ++i)
-    for (std::size_t v = 0; v < VB; ++v)
-      acc[i][v] = V::load_unaligned(sums + i * ld_sums + v * W);
-  for (std::size_t k = 0; k < rows; ++k) {
-    next.ask(lines_per_row);
-    const T* b = B + k * ldb;
-    V bk[VB];
-    for (std::size_t v = 0; v < VB; ++v) bk[v] = V::load_unaligned(b + v * W);
-    for (std::size_t i = 0; i < RI; ++i) {
-      V a(A[i * lda + k]);
-      for (std::size_t v = 0; v < VB; ++v) acc[i][v] = xsimd::fma(a, bk[v], acc[i][v]);
-    }
-  }
-  for (std::size_t i = 0; i < RI; ++i)
-    for (std::size_t v = 0; v < VB; ++v)
-      acc[i][v].store_unaligned(sums + i * ld_sums + v * W);
-}
-
-// nn_tile with RI (1 or 2) and VB (1 to 4) chosen at run time.
-template <class T>
-void nn_tile_any(std::size_t ri, std::size_t vb, std::size_t rows, const T* A,
-                 std::size_t lda, const T* B, std::size_t ldb, T* sums,
-                 std::size_t ld_sums, NextBlock<T>& next, std::size_t lines_per_row) {
-  auto run = [&](auto ri_, auto vb_) {
-    nn_tile<ri_(), vb_()>(rows, A, lda, B, ldb, sums, ld_sums, next, lines_per_row);
-  };
-  auto with_vb = [&](auto ri_) {
-    switch (vb) {
-      case 1:
-        return run(ri_, std::integral_constant<std::size_t, 1>{});
-      case 2:
-        return run(ri_, std::integral_constant<std::size_t, 2>{});
-      case 3:
-        return run(ri_, std::integral_constant<std::size_t, 3>{});
-      default:
-        return run(ri_, std::integral_constant<std::size_t, 4>{});
-    }
-  };
-  if (ri == 1) return with_vb(std::integral_constant<std::size_t, 1>{});
-  return with_vb(std::integral_constant<std::size_t, 2>{});
-}
-
-template <std::size_t MR, class T>
-void few_rows_nn(std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
-                 const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size, RI = 2, VB = 4;
-  const std::size_t NV = N / W, tail = NV * W;  // whole batches, then columns tail..N-1
-  std::vector<T> sums(MR * N, T(0));
-  const std::size_t block = std::max<std::size_t>(8, kBlockBytes / (N * sizeof(T)));
-  const std::size_t row_lines = (N * sizeof(T) + 63) / 64;
-  // Tiles per block: each sweeps the block once.
-  const std::size_t sweeps = (MR + RI - 1) / RI * ((NV + VB - 1) / VB);
-  for (std::size_t k0 = 0; k0 < K; k0 += block) {
-    const std::size_t rows = std::min(block, K - k0);
-    const T* b = B + k0 * ldb;
-    // The next block's lines, spread over this block's sweeps and rows.
-    const std::size_t next_rows = std::min(block, K - (k0 + rows));  // 0 after the last
-    NextBlock<T> next{b + rows * ldb, row_lines, ldb, 0, next_rows * row_lines};
-    const std::size_t lines_per_row =
-        sweeps == 0 ? 0 : (next.left + sweeps * rows - 1) / (sweeps * rows);
-    for (std::size_t i = 0; i < MR; i += RI)
-      for (std::size_t v = 0; v < NV; v += VB) {
-        const std::size_t ri = std::min(RI, MR - i), vb = std::min(VB, NV - v);
-        nn_tile_any(ri, vb, rows, A + i * lda + k0, lda, b + v * W, ldb,
-                    sums.data() + i * N + v * W, N, next, lines_per_row);
-      }
-    // The columns after the last whole batch, one at a time.
-    for (std::size_t k = k0; k < k0 + rows; ++k)
-      for (std::size_t i = 0; i < MR; ++i)
-        for (std::size_t j = tail; j < N; ++j)
-          sums[i * N + j] += A[i * lda + k] * B[k * ldb + j];
-  }
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t j = 0; j < N; ++j) put(C[i * ldc + j], alpha, sums[i * N + j], beta);
-}
-
-// Keeps a batch in a register where GCC would rather read it again from
-// memory at every use (x86; elsewhere it does nothing).
-template <class V>
-void keep_in_register(V& v) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  asm("" : "+v"(v.data));
-#else
-  (void)v;
-#endif
-}
-
-// The same when N is NV whole batches (a head dim of 64 floats is 4 AVX-512
-// batches): the MR * NV accumulators then live in registers. With 32 vector
-// registers (AVX-512) B's row is also held in NV registers, and not asked
-// for ahead. GCC 12 otherwise loads each batch of B again as a memory
-// operand of each of its MR FMAs (16 loads from L1 per row where 4 do), and
-// with the row held, the hardware's prefetcher alone keeps up: on the
-// 2-core AMD EPYC (Zen 5), exaone-shaped probs @ v (4 rows, hd 64, 30 layers
-// of 4096 values, 2 threads) took 1.36-1.46 times as long as reading V once
-// as before, 1.40 with the row held and the prefetch kept, and 1.25-1.28
-// with neither (medians of 15 rounds, builds alternated six times; from L2,
-// one thread: 78-81 -> 102-105 GB/s). With 16 registers (AVX2), holding the
-// row would spill the accumulators; there it is as before.
-template <std::size_t MR, std::size_t NV, class T>
-void few_rows_nn_regs(std::size_t K, T alpha, const T* A, std::size_t lda, const T* B,
-                      std::size_t ldb, T beta, T* C, std::size_t ldc) {
-  using V = xsimd::batch<T>;
-  constexpr std::size_t W = V::size;
-  constexpr bool kHoldRow = sizeof(V) == 64;
-  V acc[MR][NV];
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t v = 0; v < NV; ++v) acc[i][v] = V(T(0));
-  const std::size_t ahead = rows_ahead(NV * W * sizeof(T)) * ldb;
-  for (std::size_t k = 0; k < K; ++k) {
-    if constexpr (!kHoldRow)
-      for (std::size_t v = 0; v < NV; v += 64 / sizeof(T) / W)
-        __builtin_prefetch(B + k * ldb + ahead + v * W);
-    V b[NV];
-    for (std::size_t v = 0; v < NV; ++v) {
-      b[v] = V::load_unaligned(B + k * ldb + v * W);
-      if constexpr (kHoldRow) keep_in_register(b[v]);
-    }
-    for (std::size_t i = 0; i < MR; ++i) {
-      V a(A[i * lda + k]);
-      for (std::size_t v = 0; v < NV; ++v) acc[i][v] = xsimd::fma(a, b[v], acc[i][v]);
-    }
-  }
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t v = 0; v < NV; ++v) {
-      alignas(64) T out[W];
-      acc[i][v].store_aligned(out);
-      for (std::size_t j = 0; j < W; ++j)
-        put(C[i * ldc + v * W + j], alpha, out[j], beta);
-    }
-}
-
-// Calls f with std::integral_constant<std::size_t, M> for M in 1..8.
-template <class F>
-void with_rows(std::size_t M, F f) {
-  switch (M) {
-    case 1:
-      return f(std::integral_constant<std::size_t, 1>{});
-    case 2:
-      return f(std::integral_constant<std::size_t, 2>{});
-    case 3:
-      return f(std::integral_constant<std::size_t, 3>{});
-    case 4:
-      return f(std::integral_constant<std::size_t, 4>{});
-    case 5:
-      return f(std::integral_constant<std::size_t, 5>{});
-    case 6:
-      return f(std::integral_constant<std::size_t, 6>{});
-    case 7:
-      return f(std::integral_constant<std::size_t, 7>{});
-    default:
-      return f(std::integral_constant<std::size_t, 8>{});
-  }
-}
-
 // ---- splitting a product into tasks -------------------------------------------
 //
 // C is cut into blocks of whole rows (or of whole columns, when it has more
 // columns than rows), one task each, for pool::parallel_for. The cut depends
 // only on the sizes, so every element of C is computed by the same call in
 // the same order on any number of threads. A task is at least kTaskFlops
-// (blas_internal.h, 2 MFLOP, about 20 us): less is not worth waking a thread
-// for. At most 4 tasks, because each one packs the whole other operand again
-// (a training step took 3-5 % longer with 8); 4 rather than 2 so that a
+// (blas_internal.h): less is not worth waking a thread for. At most 4 tasks,
+// because each one packs the whole other operand again (8 made a training
+// step slower); 4 rather than 2 so that a
 // thread slowed by another program leaves part of its share to the others.
 constexpr std::size_t kMaxTasks = 4, kMinBlock = 32, kBlockMultiple = 16;
 // A one-row product (GEMV) reads its matrix once: tasks of 16 K elements, so
-// that decoding spreads the MLP's [384, 128] weights over both cores (decode
-// 7,900 -> 8,600 tokens/s on the 2-core machine; 64 K kept them on one).
+// that decoding spreads the MLP's [384, 128] weights over both cores (64 K
+// kept them on one).
 constexpr std::size_t kGemvTaskElements = 16 * 1024;
 // The narrowest strip of B's rows a task of a few-rows product B [K, N] takes
 // (split_few_rows).
@@ -619,9 +92,7 @@ std::size_t read_once_tasks(std::size_t N, std::size_t K) {
 // over all B*T rows of the batch (K = 2048) into [out, in] (128 x 384 at
 // most in the default model). Cut by C's rows, each task packs all of the
 // other operand, a [2048, 128] panel, for 32 to 96 rows of C: those products
-// ran at about half the GEMM ceiling (default training step on the 2-core
-// Xeon with AVX-512: 17.5 ms of these per step, 14.6 ms cut by K, per-call
-// timings over 30 steps). Cut by K instead, each task packs only its own
+// ran at about half the GEMM ceiling. Cut by K instead, each task packs only its own
 // slice of both operands: task 0 computes alpha * A[:, slice 0] B[slice 0, :]
 // + beta * C into C, task t its slice's product alone into a buffer of its
 // own, and C then adds the buffers in order t = 1, 2, ...: a fixed order,
@@ -692,7 +163,7 @@ void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::s
 }
 
 // A few rows of A, not transposed (M <= 8: decoding, attention's decode step
-// with G query rows per K/V head), against B: the few-rows kernels above,
+// with G query rows per K/V head), against B: the few-rows kernels (few_rows.cpp),
 // which read B once, in place, instead of letting GEMM pack it. In tasks over
 // C's columns (B's rows when trans_b), each at least kGemvTaskElements of B.
 // Every element of C comes out of the same operations whatever M, the cut
@@ -701,34 +172,28 @@ void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::s
 // and the cut falls on whole batches. So attention's decode step gives the
 // same bits on the grouped path (G rows per product) as on the repeat_kv
 // path (1 row per product). For one row, y = B x with B [N, K] (a linear
-// layer decoding a token), OpenBLAS's GEMV took 1.3-1.7 times as long at the
-// default model's sizes ([384, 128] and smaller), most of it fixed cost.
+// layer decoding a token), OpenBLAS's GEMV was slower at the default model's
+// sizes ([384, 128] and smaller), most of it fixed cost.
 template <class T>
 void split_few_rows(bool trans_b, std::size_t M, std::size_t N, std::size_t K, T alpha,
                     const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
                     T* C, std::size_t ldc) {
   // For B [K, N] each task reads a strip of every row of B, a stride apart,
-  // so rows are cut only into strips of kMinStripBytes or more: cut into 4
-  // strips of one 64-byte line, rows of 256 bytes took 2.6-3.3 times as long
-  // as reading B straight through, against 1.5 uncut (one thread, 2-core AMD
-  // EPYC). Inside a task (one head of gemm_batch) the pieces would only run
-  // one after another.
+  // so rows are cut only into strips of kMinStripBytes or more: strips of one
+  // 64-byte line made reading B about twice as slow as uncut. Inside a task (one head of
+  // gemm_batch) the pieces would only run one after another.
   std::size_t tasks = pool::inside_task() ? 1 : read_once_tasks(N, K);
   if (!trans_b)
     tasks = std::min(tasks, std::max<std::size_t>(1, N * sizeof(T) / kMinStripBytes));
   const std::size_t block = block_length(N, tasks);
-  with_rows(M, [&](auto rows) {
-    constexpr std::size_t MR = rows(), W = xsimd::batch<T>::size;
-    pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
-      const std::size_t first = t * block, size = std::min(block, N - first);
-      if (trans_b)  // C[:, first..] = A B[first.., :]^T
-        few_rows_nt<MR>(size, K, alpha, A, lda, B + first * ldb, ldb, beta, C + first,
-                        ldc);
-      else if (MR <= 4 && size == 4 * W)  // C[:, first..] = A B[:, first..]
-        few_rows_nn_regs<MR, 4>(K, alpha, A, lda, B + first, ldb, beta, C + first, ldc);
-      else
-        few_rows_nn<MR>(size, K, alpha, A, lda, B + first, ldb, beta, C + first, ldc);
-    });
+  pool::parallel_for((N + block - 1) / block, [&](std::size_t t) {
+    const std::size_t first = t * block, size = std::min(block, N - first);
+    if (trans_b)  // C[:, first..] = A B[first.., :]^T
+      few_rows_task(true, M, size, K, alpha, A, lda, B + first * ldb, ldb, beta,
+                    C + first, ldc);
+    else  // C[:, first..] = A B[:, first..]
+      few_rows_task(false, M, size, K, alpha, A, lda, B + first, ldb, beta, C + first,
+                    ldc);
   });
 }
 

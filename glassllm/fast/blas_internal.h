@@ -11,7 +11,7 @@
 namespace glassllm {
 
 /// The least work, in floating-point operations, that the products give a
-/// task of the pool (about 20 us): less is not worth waking a thread for
+/// task of the pool: less is not worth waking a thread for
 /// (blas.cpp, "splitting a product into tasks").
 inline constexpr double kTaskFlops = 2e6;
 

@@ -4,7 +4,7 @@
 // compile it so that `glassllm bench` can compare it with the library.
 //
 // A naive triple loop reads one operand with a stride and reloads every
-// element from memory for each use: 2-5 GFLOP/s. The same arithmetic runs
+// element from memory for each use. The same arithmetic runs
 // several times faster when each number is loaded from memory once and then
 // reused from the caches and the registers. The loops below are the usual
 // way to get there (Goto's algorithm, as in BLIS and OpenBLAS), in three
@@ -28,9 +28,8 @@
 // 32 (AVX-512) vector registers. The kernel says so in xsimd batches (one
 // batch: a vector register of whatever the build targets). Written as plain
 // loops over numbers, GCC 12 turned the AVX2 float kernel into shuffles and
-// spills: [2048, 128] x [128, 384] on one core of the 2-core AMD EPYC ran at
-// 2.5 GFLOP/s in float and 17 in double; in batches, 70-75 and 36, level
-// with OpenBLAS there (`glassllm bench`, "built-in GEMM").
+// spills, many times slower; in batches it is level with OpenBLAS
+// (`glassllm bench`, "built-in GEMM"; docs/bench-notes.md).
 //
 // Every element of C is one sum over k in the same order whatever the block
 // sizes of M and N and the number of threads, so results repeat bit for bit
@@ -93,9 +92,7 @@ struct Operand {
 // It reads memory in the order it is laid out: across the lanes when they
 // are neighbours (step_l == 1), else one lane at a time along k. Read
 // number by number in the panel's order, with a bounds test each, packing
-// was a quarter of a default-config training step in a builtin build; this
-// way the step took 152 ms instead of 172 (medians of 6 alternated runs on
-// the 2-core AMD EPYC, against 136 with OpenBLAS).
+// was a quarter of a default-config training step in a builtin build.
 template <std::size_t W, class T>
 void pack_panel(const T* src, std::size_t step_k, std::size_t step_l, std::size_t lanes,
                 std::size_t kc, T* out) {

@@ -5,14 +5,13 @@
 // Debian 12 ships OpenBLAS 0.3.21, which chooses its kernels when it loads,
 // from the CPU's model number. On a CPU newer than that release knows (our
 // machines include family 6, model 207) it does not recognise the model and
-// falls back to its generic SSE3 "Prescott" kernels: single-thread sgemm runs
-// at 17-32 GFLOP/s instead of 83-155 with the SkylakeX (AVX-512) kernels the
-// same CPU can run. OpenBLAS lets the environment variable OPENBLAS_CORETYPE
-// override the choice, but reads it only while it is being loaded. A library
-// linked into the program is loaded before main() runs, too early for us to
-// set the variable; opening it ourselves lets us first look at the CPU's
-// features (not its model number) and set OPENBLAS_CORETYPE to the best
-// kernels it supports. A value the user has already set is left alone.
+// falls back to its generic SSE3 "Prescott" kernels, several times slower
+// than the SkylakeX (AVX-512) kernels the same CPU can run. OpenBLAS lets the environment
+// variable OPENBLAS_CORETYPE override the choice, but reads it only while it is being
+// loaded. A library linked into the program is loaded before main() runs, too early for
+// us to set the variable; opening it ourselves lets us first look at the CPU's features
+// (not its model number) and set OPENBLAS_CORETYPE to the best kernels it supports. A
+// value the user has already set is left alone.
 //
 // OpenBLAS computes on one thread, the caller's: blas.cpp splits each product
 // into tasks for GlassLM's own pool (pool.cpp says why), and
