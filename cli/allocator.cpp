@@ -3,11 +3,10 @@
 // Every op makes new tensors: one decoded token of the default model
 // allocates about a thousand blocks (nodes, shapes, arrays, 480 KB in all)
 // and frees them again. With mimalloc (Debian's libmimalloc-dev) in place of
-// the C library's malloc, decoding took 94 instead of 111 us per token on
-// the 2-core Xeon, and a training step took as long as before. The matrix
-// products took 53 instead of 60 us of it, for the same reads: we read that
-// as less of the model's weights pushed out of the cache, since mimalloc
-// reuses the blocks just freed first. The rest took 41 instead of 51 us.
+// the C library's malloc, decoding is faster and training no slower
+// (docs/bench-notes.md has the figures). Even the matrix products get
+// faster, for the same reads: we read that as less of the model's weights
+// pushed out of the cache, since mimalloc reuses the blocks just freed first.
 //
 // CMakeLists.txt links it into this tool only, when it is installed and the
 // build is not instrumented (sanitizers, fuzzing); without it the tool runs
@@ -71,9 +70,9 @@ namespace glassllm::cli {
 void tune_allocator() {
 #ifdef GLASSLLM_HAVE_MIMALLOC
   // Keep freed memory for the next allocations instead of handing it back
-  // to the system after 25 ms: a training step frees and reallocates the
-  // same megabytes every step, and giving them back cost ~530 page faults a
-  // step (the engine asks the same of the C library's malloc: tensor.cpp,
+  // to the system after a short delay: a training step frees and reallocates
+  // the same megabytes every step, and giving them back costs hundreds of
+  // page faults a step (the engine asks the same of the C library's malloc: tensor.cpp,
   // keep_freed_memory). The option has this name up to mimalloc 2.0
   // (Debian 12 has 2.0.9); later versions call it purge_decommits.
 #if MI_MALLOC_VERSION < 210

@@ -136,8 +136,7 @@ int train(const TrainArgs& a) {
     // One BLAS thread unless GLASSLLM_THREADS says otherwise: the default
     // (lesson-length) model's matrix products are small, and on a shared
     // machine a second thread that waits for a core costs more than it saves
-    // (the lesson run took 55 s with one thread and 89 s with two on the
-    // 2-core machine under load). Larger runs pass --threads.
+    // (docs/bench-notes.md). Larger runs pass --threads.
     try {
       o.threads = std::getenv("GLASSLLM_THREADS") ? blas_info().threads : 1;
     } catch (const std::runtime_error&) {

@@ -1,0 +1,77 @@
+# exercises.cmake: the exercises' graders and their tests, included by
+# CMakeLists.txt.
+# One grader program, exercises/grade.cpp, linked with one copy of the
+# exercises at a time: the untouched stubs (CI: each must fail with "Exercise
+# N: not implemented"), the reference solutions (CI: each must pass; skipped
+# when exercises/solutions/ is not there), and the student's copy in
+# exercises/student/ (made by exercises/reset.sh; a missing file falls back
+# to its stub). The student's tests are ex01..ex10 (labels exNN and
+# exercises); they exist once exercises/student/ holds a file.
+set(GLASSLLM_EXERCISES ex01_elementwise ex02_broadcasting ex03_reductions ex04_softmax
+  ex05_matmul ex06_repeat_kv ex07_rmsnorm ex08_rope ex09_kv_cache ex10_grouped_attention)
+add_library(glassllm_grader STATIC exercises/grader.cpp exercises/grader_model.cpp)
+target_include_directories(glassllm_grader PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(glassllm_grader PUBLIC glassllm)
+if(GLASSLLM_TESTS)
+  target_link_libraries(glassllm_tests PRIVATE glassllm_grader)
+endif()
+# Each stub is compiled once, for every grader that uses it (in a fresh
+# clone the student's grader is all stubs, like the stubs' own): about 10 s
+# less CPU in a clean build.
+foreach(ex ${GLASSLLM_EXERCISES})
+  add_library(glassllm_stub_${ex} OBJECT exercises/stubs/${ex}.cpp)
+  target_link_libraries(glassllm_stub_${ex} PRIVATE glassllm_grader)
+  glassllm_public_pch(glassllm_stub_${ex} GLASSLLM_EXERCISE_PCH)
+endforeach()
+# The grader's main, likewise compiled once for the three graders.
+add_library(glassllm_grade_main OBJECT exercises/grade.cpp)
+target_link_libraries(glassllm_grade_main PRIVATE glassllm_grader)
+# Where it was built, so that a grader copied along with its tree can tell.
+target_compile_definitions(glassllm_grade_main PRIVATE
+  GLASSLLM_GRADER_BUILD_DIR="${PROJECT_BINARY_DIR}"
+  GLASSLLM_GRADER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+glassllm_public_pch(glassllm_grade_main GLASSLLM_EXERCISE_PCH)
+function(glassllm_exercise_grader target dir)
+  set(sources $<TARGET_OBJECTS:glassllm_grade_main>)
+  foreach(ex ${GLASSLLM_EXERCISES})
+    if(NOT dir STREQUAL "stubs" AND EXISTS ${PROJECT_SOURCE_DIR}/exercises/${dir}/${ex}.cpp)
+      list(APPEND sources exercises/${dir}/${ex}.cpp)
+    else()
+      list(APPEND sources $<TARGET_OBJECTS:glassllm_stub_${ex}>)
+    endif()
+  endforeach()
+  add_executable(${target} ${sources})
+  target_link_libraries(${target} PRIVATE glassllm_grader)
+  glassllm_public_pch(${target} GLASSLLM_EXERCISE_PCH)
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/exercises)
+endfunction()
+glassllm_exercise_grader(glassllm_exercises_stubs stubs)
+glassllm_exercise_grader(glassllm_exercises student)
+# A students' copy of the repository may leave the solutions out.
+set(GLASSLLM_HAVE_SOLUTIONS OFF)
+if(EXISTS ${PROJECT_SOURCE_DIR}/exercises/solutions)
+  set(GLASSLLM_HAVE_SOLUTIONS ON)
+  glassllm_exercise_grader(glassllm_exercises_solutions solutions)
+endif()
+add_test(NAME grader_copied_tree
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/grader_copied_tree.sh
+    $<TARGET_FILE:glassllm_exercises_stubs>)
+set_tests_properties(grader_copied_tree PROPERTIES LABELS stubs)
+file(GLOB GLASSLLM_STUDENT_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/student/ex*.cpp)
+foreach(ex ${GLASSLLM_EXERCISES})
+  string(SUBSTRING ${ex} 0 4 tag)  # ex05
+  string(SUBSTRING ${ex} 2 2 n)
+  string(REGEX REPLACE "^0" "" n ${n})  # 5
+  add_test(NAME stub_${tag}_fails
+    COMMAND bash ${PROJECT_SOURCE_DIR}/exercises/check_stub.sh
+      $<TARGET_FILE:glassllm_exercises_stubs> ${n})
+  set_tests_properties(stub_${tag}_fails PROPERTIES LABELS stubs)
+  if(GLASSLLM_HAVE_SOLUTIONS)
+    add_test(NAME solution_${tag} COMMAND glassllm_exercises_solutions ${n})
+    set_tests_properties(solution_${tag} PROPERTIES LABELS solutions)
+  endif()
+  if(GLASSLLM_STUDENT_FILES)
+    add_test(NAME ${tag} COMMAND glassllm_exercises ${n})
+    set_tests_properties(${tag} PROPERTIES LABELS "${tag};exercises")
+  endif()
+endforeach()
