@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,26 @@ using Clock = std::chrono::steady_clock;
 
 // ---- attention at the exaone-4.0-1.2b shape ----------------------------------------
 
+namespace {
+
+// Runs one step of each K/V path under the OpGraphRecorder (so the
+// grouped path runs as its ops) and keeps the bytes its ops wrote, and
+// those repeat_kv copied.
+void record_bytes(const std::function<void(Attention)>& step, AttentionFigures& f) {
+  for (Attention path : {Attention::grouped, Attention::repeat_kv}) {
+    OpGraphRecorder recorder;
+    step(path);
+    std::size_t written = 0;
+    for (const OpNode& n : recorder.graph().nodes) written += n.bytes;
+    bool g = path == Attention::grouped;
+    (g ? f.grouped_written : f.repeat_kv_written) = written;
+    (g ? f.grouped_repeat_bytes : f.repeat_kv_repeat_bytes) =
+        recorder.graph().bytes_written("repeat_kv");
+  }
+}
+
+}  // namespace
+
 // One decode step's attention (scores, mask, softmax, probs @ V) over all 30
 // layers of caches already holding 4096 positions, float32, both K/V paths;
 // the floor is reading the caches' 480 MiB once, measured in the same run
@@ -40,16 +61,7 @@ AttentionFigures exaone_attention(int runs) {
     for (std::size_t l = 0; l < s.layers; ++l)
       attend(q, caches[l].k(), caches[l].v(), s.ctx - 1, 0, path, l);
   };
-  for (Attention path : {Attention::grouped, Attention::repeat_kv}) {
-    OpGraphRecorder recorder;
-    step(path);
-    std::size_t written = 0;
-    for (const OpNode& n : recorder.graph().nodes) written += n.bytes;
-    bool g = path == Attention::grouped;
-    (g ? f.grouped_written : f.repeat_kv_written) = written;
-    (g ? f.grouped_repeat_bytes : f.repeat_kv_repeat_bytes) =
-        recorder.graph().bytes_written("repeat_kv");
-  }
+  record_bytes(step, f);
   // The floor reads every layer's K and V buffer once: on the pool's threads
   // (one buffer per task), as the grouped path runs, and on one thread.
   std::vector<const Tensor*> buffers;
@@ -71,12 +83,10 @@ AttentionFigures exaone_attention(int runs) {
     sink = sums[0];
   };
   // Interleaved, so that a noisy neighbour slows all of them alike. The
-  // grouped step and the floor take about 10 ms each, and the bandwidth a
-  // shared machine leaves them drifts over seconds (the floor read 8.4 to
-  // 12.9 ms in runs minutes apart), so each round times the two kPairs
-  // times, one right after the other: their medians are of samples taken
-  // side by side, not 0.8 s apart. repeat_kv's step takes about 0.8 s: once
-  // a round. (docs/10 gives the figures this way of timing reads.)
+  // bandwidth a shared machine leaves drifts over seconds, so each round
+  // times the grouped step and the floor kPairs times, one right after the
+  // other: their medians are of samples taken side by side. repeat_kv's
+  // step is far slower: once a round. (docs/bench-notes.md.)
   constexpr int kPairs = 5;
   std::vector<double> tg, tr, tf, tf1;
   floor();

@@ -57,6 +57,47 @@ GlassLM random_model(const Config& cfg) {
       });
 }
 
+// Copies `bytes` from `from` to `to`, split among `threads` threads, each
+// copying its own part: the memory's copy bandwidth, as the products use it.
+void copy_in_parallel(const char* from, char* to, std::size_t bytes, int threads) {
+  std::vector<std::thread> workers;
+  const std::size_t part = bytes / std::size_t(threads);
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([=] {
+      const std::size_t begin = std::size_t(t) * part;
+      const std::size_t end = t + 1 == threads ? bytes : begin + part;
+      std::memcpy(to + begin, from + begin, end - begin);
+    });
+  for (std::thread& w : workers) w.join();
+}
+
+// Sums `threads` parts of `part` floats each, one thread per part: reading
+// alone, which is what decoding does to the weights (a copy also writes).
+float read_in_parallel(const float* p, std::size_t part, int threads) {
+  std::vector<std::thread> workers;
+  std::vector<float> sums(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back(
+        [&, t] { sums[std::size_t(t)] = read_all(p + std::size_t(t) * part, part); });
+  for (std::thread& w : workers) w.join();
+  return sums[0];
+}
+
+// Seconds per token of decoding: a prompt of 8 tokens, then 16 tokens one at
+// a time through the cache, as generate does (the cache stays short: the
+// weights dominate).
+double seconds_per_decoded_token(const GlassLM& model, const Config& cfg) {
+  no_grad guard;
+  const std::size_t steps = 16;
+  Cache cache = model.new_cache();
+  std::vector<std::int64_t> prompt{1, 9, 300, 4000, 7, 7, 48000, 9};
+  model.forward(prompt, &cache, 0);
+  auto start = Clock::now();
+  for (std::size_t i = 0; i < steps; ++i)
+    model.forward({std::int64_t((i * 7919) % cfg.vocab_size)}, &cache, 8 + i);
+  return std::chrono::duration<double>(Clock::now() - start).count() / double(steps);
+}
+
 }  // namespace
 
 DecodeFigures smollm2_decode(int runs) {
@@ -69,56 +110,23 @@ DecodeFigures smollm2_decode(int runs) {
     f.weight_bytes_per_token +=
         name == "model.embed_tokens.weight" ? cfg.d_model * sizeof(float) : w.nbytes();
 
-  // The copy: a buffer twice the weights' size (far beyond any cache), split
-  // among as many threads as the products use, each copying its own part.
+  // A buffer twice the weights' size, far beyond any cache.
   const std::size_t copy_bytes = 2 * f.weight_bytes_per_token;
   std::vector<char> from(copy_bytes, 1), to(copy_bytes, 0);
-  auto copy = [&] {
-    std::vector<std::thread> workers;
-    const std::size_t part = copy_bytes / std::size_t(f.threads);
-    for (int t = 0; t < f.threads; ++t)
-      workers.emplace_back([&, t] {
-        const std::size_t begin = std::size_t(t) * part;
-        const std::size_t end = t + 1 == f.threads ? copy_bytes : begin + part;
-        std::memcpy(to.data() + begin, from.data() + begin, end - begin);
-      });
-    for (std::thread& w : workers) w.join();
-  };
-  // Reading alone (what decoding does to the weights): the copy above also
-  // writes every byte, so reading may be faster. Each thread sums its part.
+  auto copy = [&] { copy_in_parallel(from.data(), to.data(), copy_bytes, f.threads); };
   const std::size_t part = copy_bytes / sizeof(float) / std::size_t(f.threads);
   const std::size_t read_bytes = part * std::size_t(f.threads) * sizeof(float);
-  std::vector<float> sums(std::size_t(f.threads));
   volatile float sink = 0;
   auto read = [&] {
-    std::vector<std::thread> workers;
-    const float* p = reinterpret_cast<const float*>(from.data());
-    for (int t = 0; t < f.threads; ++t)
-      workers.emplace_back(
-          [&, t] { sums[std::size_t(t)] = read_all(p + std::size_t(t) * part, part); });
-    for (std::thread& w : workers) w.join();
-    sink = sums[0];
+    sink = read_in_parallel(reinterpret_cast<const float*>(from.data()), part, f.threads);
   };
 
-  // Decode: a prompt of 8 tokens, then `steps` tokens one at a time through
-  // the cache, as generate does (the cache stays short: the weights dominate).
-  no_grad guard;
-  const std::size_t steps = 16;
-  auto decode = [&] {
-    Cache cache = model.new_cache();
-    std::vector<std::int64_t> prompt{1, 9, 300, 4000, 7, 7, 48000, 9};
-    model.forward(prompt, &cache, 0);
-    auto start = Clock::now();
-    for (std::size_t i = 0; i < steps; ++i)
-      model.forward({std::int64_t((i * 7919) % cfg.vocab_size)}, &cache, 8 + i);
-    return std::chrono::duration<double>(Clock::now() - start).count() / double(steps);
-  };
-  decode();  // warm up
+  seconds_per_decoded_token(model, cfg);  // warm up
   copy();
   read();
   std::vector<double> token_s, copy_s, read_s;
   for (int r = 0; r < runs; ++r) {
-    token_s.push_back(decode());
+    token_s.push_back(seconds_per_decoded_token(model, cfg));
     copy_s.push_back(median_seconds(copy, 1));
     read_s.push_back(median_seconds(read, 1));
   }
