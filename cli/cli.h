@@ -2,8 +2,10 @@
 // (and bench/bench.cpp) registers its subcommands on the tool's CLI::App,
 // with their options, and runs them; main.cpp only calls the register_*
 // functions below, parses, and runs the one chosen. A command returns the
-// process's exit status and throws on bad input (main prints the message on
-// one line and exits 1).
+// process's exit status and throws on bad input: main prints the message on
+// one line and exits with the status its kind of error gives (2 bad command
+// line, 3 bad input file, 4 too large for memory, 5 cannot write an output;
+// docs/errors-and-safety.md).
 #pragma once
 
 #include <cstdint>
