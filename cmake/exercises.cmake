@@ -16,8 +16,8 @@ if(GLASSLLM_TESTS)
   target_link_libraries(glassllm_tests PRIVATE glassllm_grader)
 endif()
 # Each stub is compiled once, for every grader that uses it (in a fresh
-# clone the student's grader is all stubs, like the stubs' own): about 10 s
-# less CPU in a clean build.
+# clone the student's grader is all stubs, like the stubs' own), not once
+# per grader.
 foreach(ex ${GLASSLLM_EXERCISES})
   add_library(glassllm_stub_${ex} OBJECT exercises/stubs/${ex}.cpp)
   target_link_libraries(glassllm_stub_${ex} PRIVATE glassllm_grader)

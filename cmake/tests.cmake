@@ -16,8 +16,8 @@ add_executable(glassllm_tests ${GLASSLLM_TEST_SOURCES}
 target_include_directories(glassllm_tests PRIVATE ${PROJECT_SOURCE_DIR})
 target_link_libraries(glassllm_tests PRIVATE glassllm doctest::doctest
   nlohmann_json::nlohmann_json)
-# The headers every batch of tests parses, parsed once (4.4 s of the
-# compile time of each batch).
+# The headers every batch of tests parses, parsed once rather than once
+# per batch (docs/bench-notes.md, "The build").
 target_precompile_headers(glassllm_tests PRIVATE <doctest/doctest.h>
   <nlohmann/json.hpp> <glassllm/glassllm.h>)
 # Hand-made input files (tests/data/, e.g. the checkpoint corpus).
