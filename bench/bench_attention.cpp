@@ -48,8 +48,8 @@ void record_bytes(const std::function<void(Attention)>& step, AttentionFigures& 
 // layers of caches already holding 4096 positions, float32, both K/V paths;
 // the floor is reading the caches' 480 MiB once, measured in the same run
 // with the same threads (and again on one thread). Timed, the grouped step
-// runs fused (glassllm/fast/decode_attention.h); under the OpGraphRecorder
-// it runs as its ops, so the bytes written are the ops'.
+// runs fused (grouped_attention, glassllm/fast/decode_attention.cpp); under the
+// OpGraphRecorder it runs as its ops, so the bytes written are the ops'.
 AttentionFigures exaone_attention(int runs) {
   const StackShape s{30, 32, 8, 64, 4096};
   no_grad guard;

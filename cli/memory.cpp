@@ -15,7 +15,6 @@
 #include "cli/options.h"
 #include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint.h"
-#include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 #include "glassllm/trace/tracer.h"
 

@@ -1,5 +1,5 @@
-# Fails the build when a file includes a header of a layer above its own.
-# Layers run one way:
+# Fails the build when a file includes a header of a layer above its own, or
+# another layer's private header. Layers run one way:
 #
 #      cli, web -> train, trace, reference -> io -> model -> engine -> fast
 #
@@ -9,6 +9,10 @@
 #    side and include none of each other, nor do cli and web. The umbrella
 #    header glassllm/glassllm.h (every layer) is for programs built on the
 #    library.
+#
+# A layer's public headers are in include/glassllm/<layer>/; a header in
+# glassllm/<layer>/ is private to that layer: only the layer's own files may
+# include it (another layer uses the public API).
 #
 # Run as: cmake -DROOT=<source dir> -DSTAMP=<file to touch> -P check_layers.cmake
 set(layers fast engine model io train trace reference)
@@ -51,10 +55,13 @@ foreach(f ${files})
     if(${rank_${target}} GREATER ${rank_${own}}
        OR (${rank_${target}} EQUAL ${rank_${own}} AND NOT target STREQUAL own))
       string(APPEND errors "  ${rel} (layer ${own}) includes \"${inc}\" (layer ${target})\n")
+    elseif(NOT target STREQUAL own AND inc MATCHES "^glassllm/"
+           AND EXISTS ${ROOT}/${inc} AND NOT EXISTS ${ROOT}/include/${inc})
+      string(APPEND errors "  ${rel} (layer ${own}) includes \"${inc}\", a private header of layer ${target}\n")
     endif()
   endforeach()
 endforeach()
 if(errors)
-  message(FATAL_ERROR "Includes must run one way, cli, web -> train, trace, reference -> io -> model -> engine -> fast:\n${errors}")
+  message(FATAL_ERROR "Includes must run one way, cli, web -> train, trace, reference -> io -> model -> engine -> fast, and reach another layer through its public headers (include/glassllm/<layer>/) only:\n${errors}")
 endif()
 file(TOUCH ${STAMP})

@@ -81,3 +81,10 @@ add_test(NAME doccheck_rule
 # ... and its check of relative links and anchors, on tests/data/doccheck/links/.
 add_test(NAME doccheck_links
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/doccheck_links.sh $<TARGET_FILE:doccheck>)
+
+# The layer check itself (cmake/check_layers.cmake), on trees that break
+# each of its rules and one that keeps them.
+add_test(NAME layer_check_fixtures
+  COMMAND ${CMAKE_COMMAND} -DCHECKER=${PROJECT_SOURCE_DIR}/cmake/check_layers.cmake
+    -DWORK=${PROJECT_BINARY_DIR}/layer_check_fixtures
+    -P ${PROJECT_SOURCE_DIR}/tests/check_layers_fixtures.cmake)

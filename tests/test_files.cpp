@@ -188,3 +188,13 @@ TEST_CASE("load_checkpoint: non-finite weights are refused, or listed when allow
         std::string::npos);
   CHECK(std::isnan(ck.model.layers[0].up_proj.data<float>()[11]));
 }
+
+TEST_CASE("check_json: a key twice in one object is refused, in two objects it is not") {
+  CHECK_NOTHROW(check_json(R"({"a": 1, "b": {"a": 2}})"));
+  CHECK_THROWS_WITH_AS(check_json(R"({"a": 1, "b": {"c": 2, "c": 3}})"),
+                       "duplicate key \"c\"", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      check_json("{\"a\": }"),
+      doctest::Contains("invalid JSON: [json.exception.parse_error.101]"),
+      std::invalid_argument);
+}

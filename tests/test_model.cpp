@@ -17,7 +17,7 @@
 #include "check.h"
 #include "glassllm/engine/node.h"
 #include "glassllm/fast/blas.h"
-#include "glassllm/fast/decode_attention.h"
+#include "glassllm/fast/kernels.h"
 #include "glassllm/fast/pool.h"
 #include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
@@ -407,9 +407,11 @@ TEST_CASE("fast: the fused decode step gives the bits of the four ops it stands 
   set_blas_threads(previous);
 }
 
-TEST_CASE("model: attend() fuses a decode step only when nothing watches its ops") {
+TEST_CASE(
+    "grouped_attention: a decode step runs fused only when nothing watches its ops") {
   // The fused step's output carries the op name grouped_decode_attention;
-  // the ops' carries theirs. Every case gives the bits of the repeat_kv path.
+  // the ops' carries theirs. Every case gives the bits of the repeat_kv path
+  // (attend() calls grouped_attention on the grouped path).
   const int previous = std::max(1, blas_info().threads);
   set_blas_threads(2);
   const std::size_t Hkv = 8, G = 4, hd = 64, m = 300;
@@ -422,6 +424,20 @@ TEST_CASE("model: attend() fuses a decode step only when nothing watches its ops
     CHECK(op_of(out) == "grouped_decode_attention");
     CHECK(elements_differing(out, ref) == 0);
     CHECK(op_of(ref) != "grouped_decode_attention");  // repeat_kv: always the ops
+  }
+  SUBCASE("asking for the scores and probabilities takes the ops") {
+    AttentionParts seen;
+    Tensor out = grouped_attention(q, k, v, m - 1, 0, &seen);
+    CHECK(op_of(out) != "grouped_decode_attention");
+    CHECK(elements_differing(out, ref) == 0);
+    // [B, Hkv, G*T, m]: row g of group i is head i*G + g's only query, so
+    // the scores are the repeat_kv path's [1, H, 1, m] reshaped.
+    CHECK(seen.scores.shape() == Shape{1, Hkv, G, m});
+    const std::int64_t H = std::int64_t(Hkv * G), keys = std::int64_t(m);
+    Tensor scores_ref = matmul_t(q, repeat_kv(k, G)) * (1.0 / std::sqrt(double(hd)));
+    CHECK(elements_differing(reshape(seen.scores, {1, H, 1, keys}), scores_ref) == 0);
+    CHECK(op_of(seen.probs) == "causal_softmax");
+    CHECK(max_abs_diff(sum(seen.probs, {-1}), ones({1, Hkv, G})) < 1e-6);
   }
   SUBCASE("an op graph sees the ops") {
     OpGraphRecorder recorder;

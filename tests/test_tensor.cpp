@@ -213,3 +213,32 @@ TEST_CASE("a new array of 16 MiB or more asks for 2 MiB pages, a smaller one doe
   CHECK(big.data<float>()[(std::size_t(8) << 20) - 1] ==
         0.0f);  // still zeros, to the end
 }
+
+TEST_CASE("set_grad replaces the gradient and refuses another shape or dtype") {
+  Tensor w = ones({2, 3}).requires_grad_();
+  sum(w * 2.0).backward();
+  check_tensor(w.grad(), {2, 3}, {2, 2, 2, 2, 2, 2});
+  w.set_grad(full({2, 3}, 0.5));
+  check_tensor(w.grad(), {2, 3}, {0.5, 0.5, 0.5, 0.5, 0.5, 0.5});
+  CHECK_THROWS_WITH_AS(w.set_grad(ones({3, 2})),
+                       "set_grad: gradient (3,2) float32 for a tensor (2,3) float32; "
+                       "expected the tensor's shape and dtype",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(w.set_grad(ones({2, 3}, DType::float64)),
+                       "set_grad: gradient (2,3) float64 for a tensor (2,3) float32; "
+                       "expected the tensor's shape and dtype",
+                       std::invalid_argument);
+  w.set_grad(Tensor());  // forgets it, as zero_grad does
+  CHECK_FALSE(w.grad().defined());
+}
+
+TEST_CASE("data_owner is shared by views and by nothing else") {
+  Tensor a = arange(6);
+  Tensor view = reshape(a, {2, 3}), cut = a.detach();
+  Tensor copy = a + 0.0;
+  CHECK(a.data_owner() == view.data_owner());
+  CHECK(a.data_owner() == cut.data_owner());
+  CHECK(a.data_owner() != copy.data_owner());
+  CHECK_THROWS_WITH_AS(Tensor().data_owner(), "data_owner: tensor is undefined",
+                       std::invalid_argument);
+}

@@ -1,6 +1,8 @@
 // node.h (private): what a Tensor handle points to, and the helpers every op
-// file uses. Only the library's .cpp files include this header; it is the one
-// place that sees xtensor together with the Tensor type.
+// file uses. Only the engine's own files include this header (the layer
+// check, cmake/check_layers.cmake, fails the build otherwise); it is the one
+// place that sees xtensor together with the Tensor type. Other layers use
+// the public API: tensor.h, ops.h, op_observer.h.
 //
 // Data layout: every tensor is contiguous and row-major. Its elements live in
 // a Storage (a flat xtensor array of float or double) that views may share:
@@ -18,6 +20,7 @@
 #include <vector>
 #include <xtensor/xtensor.hpp>
 
+#include "glassllm/engine/op_observer.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/engine/tensor.h"
 
@@ -56,9 +59,6 @@ struct Node {
 
 // ---- creating results ---------------------------------------------------------
 
-/// A new tensor with uninitialised elements. Pass a shape the caller no
-/// longer needs with std::move: the node then keeps it without a copy.
-Tensor empty(Shape shape, DType dtype);
 /// A new node sharing x's storage with another shape of the same size.
 Tensor view_as_shape(const Tensor& x, const Shape& shape);
 
@@ -70,50 +70,6 @@ constexpr DType dtype_of() {
 template <class T>
 T* ptr(const Tensor& t) {
   return t.node()->data<T>();
-}
-
-/// Calls f with a value of the element type of `dtype` (0.0f or 0.0), so one
-/// templated lambda body is compiled for float and for double:
-///   dispatch(x.dtype(), [&](auto zero) { using T = decltype(zero); ... });
-template <class F>
-decltype(auto) dispatch(DType dtype, F&& f) {
-  if (dtype == DType::float32) return f(float{});
-  return f(double{});
-}
-
-// ---- watching ops --------------------------------------------------------------
-
-/// Something that wants to see every op as it runs (the tracer's op graph).
-/// The engine knows nothing more about it: finish_op (and custom_op) call
-/// on_op once per op result, with the op's inputs, whether or not the autograd
-/// graph is recorded. Installed per thread with set_op_observer.
-class OpObserver {
- public:
-  virtual ~OpObserver() = default;
-  /// `out` was just made by `op` from inputs[0 .. n-1] (out's node already
-  /// carries the op's name).
-  virtual void on_op(const Tensor& out, const Tensor* inputs, std::size_t n) = 0;
-};
-
-namespace detail {
-// The observer of this thread, or nullptr: the only cost inference pays is
-// this one pointer test per op.
-inline thread_local OpObserver* op_observer = nullptr;
-}  // namespace detail
-
-/// True while an OpObserver is installed on this thread: then every op must
-/// run as itself, for the observer to see it (model.cpp's attend() fuses its
-/// decode step only when none is).
-inline bool op_observed() {
-  return detail::op_observer != nullptr;
-}
-
-/// Installs `observer` (nullptr: none) on this thread; returns the previous
-/// one, to be put back when the new one is done.
-inline OpObserver* set_op_observer(OpObserver* observer) {
-  OpObserver* previous = detail::op_observer;
-  detail::op_observer = observer;
-  return previous;
 }
 
 // ---- recording the graph ------------------------------------------------------

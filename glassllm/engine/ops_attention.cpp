@@ -1,19 +1,21 @@
 // ops_attention.cpp: the pieces of a Llama attention block that are not
 // matmuls: repeat_kv (sharing K/V heads between query heads), rmsnorm (the
 // normalisation before each sub-block), rope (rotary position embedding) and
-// causal_softmax (softmax with the causal mask applied on the fly). docs/design.md
-// fixes their math; this file follows it line by line.
+// causal_softmax (softmax with the causal mask applied on the fly), and
+// grouped_attention, attention's core on the path that shares K/V heads
+// without copying them. docs/design.md fixes their math; this file follows
+// it line by line.
 //
-// All four have fused backwards written as loops: each is a simple linear
-// map of dout (a sum over copies, a projection, a rotation), and a loop says
-// so more plainly than a chain of Tensor ops would. Read ops_nn.cpp for
-// softmax, which the attention block uses next.
+// The first four have fused backwards written as loops: each is a simple
+// linear map of dout (a sum over copies, a projection, a rotation), and a
+// loop says so more plainly than a chain of Tensor ops would.
+// grouped_attention is made of ops, and autograd differentiates them. Read
+// ops_nn.cpp for softmax, which the attention block uses next.
 #include <algorithm>
 #include <cmath>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/pool.h"
-#include "glassllm/fast/vmath.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 
@@ -40,9 +42,8 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
     // Output head (b*Hkv + h)*n_rep + r copies input head b*Hkv + h, which
-    // is its number divided by n_rep. On one thread: copied on two, the
-    // exaone-shaped cache's heads (33 MiB a layer) made the grouped path's
-    // steps that followed in `glassllm bench` 25 % slower.
+    // is its number divided by n_rep. On one thread: copied on two, a large
+    // cache's heads slowed down the steps that followed (docs/bench-notes.md).
     for (std::size_t head = 0; head < B * Hkv * n_rep; ++head)
       std::copy_n(in + head / n_rep * block, block, o + head * block);
   });
@@ -66,7 +67,7 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
             }
           }
         };
-        pool::parallel_ranges(B * Hkv, pool::grain(block * n_rep), sum_copies);
+        fast::parallel_rows(B * Hkv, block * n_rep, sum_copies);
       });
       return std::vector<Tensor>{dx};
     };
@@ -94,10 +95,10 @@ Tensor rmsnorm(const Tensor& x, double eps) {
     const T* in = ptr<T>(x);
     T* y = ptr<T>(out);
     T* rr = ptr<T>(r);
-    pool::parallel_ranges(rows, pool::grain(D), [&](std::size_t first, std::size_t last) {
+    fast::parallel_rows(rows, D, [&](std::size_t first, std::size_t last) {
       for (std::size_t row = first; row < last; ++row) {
         const T* xr = in + row * D;
-        const T squares = vmath::dot(xr, xr, D);
+        const T squares = fast::dot(xr, xr, D);
         const T r_row = T(1) / std::sqrt(squares / T(D) + T(eps));
         rr[row] = r_row;
         for (std::size_t j = 0; j < D; ++j) y[row * D + j] = xr[j] * r_row;
@@ -119,17 +120,15 @@ Tensor rmsnorm(const Tensor& x, double eps) {
         const T* rr = ptr<T>(r);
         const T* g = ptr<T>(dout);
         T* d = ptr<T>(dx);
-        pool::parallel_ranges(rows, pool::grain(D),
-                              [&](std::size_t first, std::size_t last) {
-                                for (std::size_t row = first; row < last; ++row) {
-                                  std::size_t o = row * D;
-                                  // mean(dout * y)
-                                  T mean_gy = vmath::dot(g + o, yv + o, D) / T(D);
-                                  const T r_row = rr[row];
-                                  for (std::size_t j = 0; j < D; ++j)
-                                    d[o + j] = r_row * (g[o + j] - yv[o + j] * mean_gy);
-                                }
-                              });
+        fast::parallel_rows(rows, D, [&](std::size_t first, std::size_t last) {
+          for (std::size_t row = first; row < last; ++row) {
+            std::size_t o = row * D;
+            T mean_gy = fast::dot(g + o, yv + o, D) / T(D);  // mean(dout * y)
+            const T r_row = rr[row];
+            for (std::size_t j = 0; j < D; ++j)
+              d[o + j] = r_row * (g[o + j] - yv[o + j] * mean_gy);
+          }
+        });
       });
       return std::vector<Tensor>{dx};
     };
@@ -206,7 +205,7 @@ void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::si
       }
     }
   };
-  pool::parallel_ranges(n / hd, pool::grain(hd), rotate_rows);
+  fast::parallel_rows(n / hd, hd, rotate_rows);
 }
 
 }  // namespace
@@ -266,14 +265,29 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 
 // ---- causal_softmax ----------------------------------------------------------------
 
+namespace {
+
+// How many of m keys, the first at position key_start, each of T queries at
+// positions query_start .. query_start+T-1 sees. A query sees a key iff the
+// key's position is at most its own, so its visible keys are a prefix,
+// columns 0 .. n-1 with
+//   n = min(m, query position - key_start + 1)     (key_start <= query_start).
+std::vector<std::size_t> visible_keys(std::size_t T, std::size_t query_start,
+                                      std::size_t key_start, std::size_t m) {
+  std::vector<std::size_t> visible(T);
+  for (std::size_t t = 0; t < T; ++t)
+    visible[t] = std::min(m, query_start + t - key_start + 1);
+  return visible;
+}
+
+}  // namespace
+
 // probs = softmax(masked_fill(x, hidden, -inf)) along the last axis, in one
 // pass and without a mask tensor. x is [..., R, m]: row r is the query at
-// position query_start + r % T, column j the key at position key_start + j,
-// and the key is hidden iff its position is greater than the query's. The
-// visible keys of a row are therefore a prefix, columns 0 .. n-1 with
-//   n = min(m, query_start + r % T - key_start + 1),
-// so the kernel is softmax over that prefix followed by zeros: exactly what
-// the -inf entries would give, since exp(-inf - max) = 0.
+// position query_start + r % T, column j the key at position key_start + j.
+// Its visible keys are a prefix (visible_keys), so the kernel is softmax
+// over that prefix followed by zeros: exactly what the -inf entries would
+// give, since exp(-inf - max) = 0.
 // long-function: one op in one place: its checks, forward and backward
 // side by side (docs/design.md), which splitting would pull apart.
 Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start,
@@ -295,24 +309,18 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         "causal_softmax: the first query (position " + std::to_string(query_start) +
         ") sees no key: keys start at position " + std::to_string(key_start));
   // Visible keys per row of one group of T queries (the same for every group).
-  std::vector<std::size_t> visible(T);
-  for (std::size_t t = 0; t < T; ++t)
-    visible[t] = std::min(m, query_start + t - key_start + 1);
+  const std::vector<std::size_t> visible = visible_keys(T, query_start, key_start, m);
   const std::size_t rows = m == 0 ? 0 : x.size() / m;
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T_ = decltype(zero);
     const T_* in = ptr<T_>(x);
     T_* y = ptr<T_>(out);
-    pool::parallel_ranges(rows, pool::grain(m), [&](std::size_t first, std::size_t last) {
+    fast::parallel_rows(rows, m, [&](std::size_t first, std::size_t last) {
       for (std::size_t row = first; row < last; ++row) {
-        const T_* xr = in + row * m;
-        T_* yr = y + row * m;
-        const std::size_t n = visible[row % T];
-        // Shifted by the row's largest score, so exp never overflows.
-        const T_ total = vmath::exp_shifted_sum(xr, yr, n, vmath::max(xr, n));
-        vmath::scale(yr, n, T_(1) / total);
-        std::fill(yr + n, yr + m, T_(0));  // the hidden keys
+        const std::size_t o = row * m, n = visible[row % T];
+        fast::softmax_row(in + o, y + o, n);
+        std::fill(y + o + n, y + o + m, T_(0));  // the hidden keys
       }
     });
   });
@@ -327,20 +335,104 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         const T_* yv = ptr<T_>(y);
         const T_* g = ptr<T_>(dout);
         T_* d = ptr<T_>(dx);
-        pool::parallel_ranges(
-            rows, pool::grain(m), [&](std::size_t first, std::size_t last) {
-              for (std::size_t row = first; row < last; ++row) {
-                const std::size_t o = row * m, n = visible[row % T];
-                const T_ dot = vmath::dot(g + o, yv + o, n);
-                for (std::size_t j = 0; j < n; ++j)
-                  d[o + j] = yv[o + j] * (g[o + j] - dot);
-                std::fill(d + o + n, d + o + m, T_(0));  // hidden keys get no gradient
-              }
-            });
+        fast::parallel_rows(rows, m, [&](std::size_t first, std::size_t last) {
+          for (std::size_t row = first; row < last; ++row) {
+            const std::size_t o = row * m, n = visible[row % T];
+            const T_ dot = fast::dot(g + o, yv + o, n);
+            for (std::size_t j = 0; j < n; ++j) d[o + j] = yv[o + j] * (g[o + j] - dot);
+            std::fill(d + o + n, d + o + m, T_(0));  // hidden keys get no gradient
+          }
+        });
       });
       return std::vector<Tensor>{dx};
     };
   });
+}
+
+// ---- grouped_attention -------------------------------------------------------------
+
+namespace {
+
+// Speed only. Whether grouped_attention may run as
+// fast::grouped_decode_attention (fast/kernels.h), which gives the same bits
+// as the ops: a few query rows per K/V head (a decode step), and nothing
+// that must see the ops (a caller asking for the parts, an op graph) or
+// differentiate them. Anything else, bad input included, takes the ops.
+bool fused_decode_applies(const Tensor& q, const Tensor& keys, const Tensor& values,
+                          std::size_t query_start, std::size_t key_start,
+                          const AttentionParts* parts) {
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), m = keys.dim(2), rows = H / Hkv * T;
+  if (rows == 0 || rows > fast::kDecodeRowsMax || m == 0 || hd == 0 ||
+      key_start > query_start || q.dtype() != keys.dtype() ||
+      keys.dtype() != values.dtype())
+    return false;
+  if (parts || op_observed()) return false;
+  if (should_record({&q, &keys, &values})) return false;
+  return fast::grouped_decode_pays(B * Hkv, rows, m, hd);
+}
+
+// The four ops' result through fast::grouped_decode_attention: q
+// [B, H, T, hd] over keys, values [B, Hkv, m, hd] -> [B, H, T, hd].
+Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
+                    std::size_t query_start, std::size_t key_start, double scale) {
+  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
+  const std::size_t Hkv = keys.dim(1), m = keys.dim(2);
+  const std::vector<std::size_t> visible = visible_keys(T, query_start, key_start, m);
+  Tensor out = empty(q.shape(), q.dtype());
+  dispatch(q.dtype(), [&](auto zero) {
+    using V = decltype(zero);
+    fast::grouped_decode_attention<V>(B * Hkv, H / Hkv * T, T, m, hd, V(scale), ptr<V>(q),
+                                      ptr<V>(keys), ptr<V>(values), visible.data(),
+                                      ptr<V>(out));
+  });
+  out.node()->op = "grouped_decode_attention";
+  return out;
+}
+
+}  // namespace
+
+// docs/design.md's attention on the grouped path, which copies no K/V head:
+//   scores = q k^T / sqrt(hd), probs = causal softmax of the scores,
+//   out = probs v,
+// with the G query heads that share K/V head i stacked as the rows of one
+// product. A decode step that nothing watches runs the same four steps
+// fused per K/V head, with the same bits (MLX's "fast op with a fallback
+// built from ops": here the ops are the definition and the fused kernel the
+// shortcut).
+Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& values,
+                         std::size_t query_start, std::size_t key_start,
+                         AttentionParts* parts) {
+  check_defined("grouped_attention", q);
+  check_defined("grouped_attention", keys);
+  check_defined("grouped_attention", values);
+  if (q.ndim() != 4 || keys.ndim() != 4 || keys.shape() != values.shape() ||
+      q.dim(0) != keys.dim(0) || q.dim(3) != keys.dim(3) || keys.dim(1) == 0 ||
+      q.dim(1) % keys.dim(1) != 0)
+    throw std::invalid_argument(
+        "grouped_attention: expected q [B, H, T, hd] and keys, values [B, Hkv, m, hd] "
+        "with Hkv dividing H, got " +
+        shape_str(q.shape()) + ", " + shape_str(keys.shape()) + ", " +
+        shape_str(values.shape()));
+  const std::int64_t B = std::int64_t(q.dim(0)), H = std::int64_t(q.dim(1));
+  const std::int64_t T = std::int64_t(q.dim(2)), hd = std::int64_t(q.dim(3));
+  const std::int64_t Hkv = std::int64_t(keys.dim(1)), G = H / Hkv;
+  const double scale = 1.0 / std::sqrt(double(hd));
+  if (fused_decode_applies(q, keys, values, query_start, key_start, parts))
+    return fused_decode(q, keys, values, query_start, key_start, scale);
+  // The G query heads of one group are neighbours in q, so
+  // [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view: row g*T + t of group i is
+  // query t of head i*G + g.
+  Tensor q_grouped = reshape(q, {B, Hkv, G * T, hd});
+  // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m] (a view of
+  // [B, H, T, m]: the same numbers as the repeat_kv path's scores)
+  Tensor scores = matmul_t(q_grouped, keys) * scale;
+  // Row g*T + t is query t: the mask repeats every T rows.
+  Tensor probs = causal_softmax(scores, query_start, key_start, std::size_t(T));
+  // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
+  Tensor out = reshape(matmul(probs, values), {B, H, T, hd});
+  if (parts) *parts = AttentionParts{scores, probs};
+  return out;
 }
 
 }  // namespace glassllm

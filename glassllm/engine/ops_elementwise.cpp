@@ -1,16 +1,16 @@
 // ops_elementwise.cpp: elementwise ops, binary (broadcasting) and unary.
 //
 // The forward kernels are plain loops over contiguous memory: xtensor's
-// broadcasting evaluates element by element through generic steppers and is
-// 5-10x slower at our shapes. Every binary op shares one broadcasting loop
+// broadcasting evaluates element by element through generic steppers, which
+// is several times slower at our shapes. Every binary op shares one broadcasting loop
 // (binary_kernel) and one backward helper (sum_to_shape), so each op below is
 // just its formula and its derivative. Large loops are spread over the cores
-// in ranges (pool::parallel_ranges); each element is still computed alone.
+// in ranges (fast::parallel_elements, parallel_rows); each element is still
+// computed alone.
 #include <cmath>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/pool.h"
-#include "glassllm/fast/vmath.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 
@@ -55,9 +55,9 @@ void broadcast_loop(const T* a, const Shape& a_shape, const T* b, const Shape& b
   auto scalar_a = [&](std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i) out[i] = f(a[0], b[i]);
   };
-  if (a_shape == b_shape) return pool::parallel_ranges(n, pool::grain(), same_shape);
-  if (shape_numel(b_shape) == 1) return pool::parallel_ranges(n, pool::grain(), scalar_b);
-  if (shape_numel(a_shape) == 1) return pool::parallel_ranges(n, pool::grain(), scalar_a);
+  if (a_shape == b_shape) return fast::parallel_elements(n, same_shape);
+  if (shape_numel(b_shape) == 1) return fast::parallel_elements(n, scalar_b);
+  if (shape_numel(a_shape) == 1) return fast::parallel_elements(n, scalar_a);
   std::size_t nd = out_shape.size();
   auto sa = broadcast_strides(a_shape, out_shape);
   auto sb = broadcast_strides(b_shape, out_shape);
@@ -90,7 +90,7 @@ void broadcast_loop(const T* a, const Shape& a_shape, const T* b, const Shape& b
       }
     }
   };
-  pool::parallel_ranges(n / inner, pool::grain(inner), rows);
+  fast::parallel_rows(n / inner, inner, rows);
 }
 
 template <class F>
@@ -112,27 +112,25 @@ Tensor unary_forward(const Tensor& x, F f) {
     using T = decltype(zero);
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
-    pool::parallel_ranges(x.size(), pool::grain(),
-                          [&](std::size_t first, std::size_t last) {
-                            for (std::size_t i = first; i < last; ++i) o[i] = f(in[i]);
-                          });
+    fast::parallel_elements(x.size(), [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) o[i] = f(in[i]);
+    });
   });
   return out;
 }
 
-// The same for a function vectorised with xsimd (vmath.h): f takes a batch
-// or a scalar.
-template <class F>
-Tensor unary_forward_vec(const Tensor& x, F f) {
+// The same for a function that has a kernel of its own (fast/kernels.h:
+// exp, sigmoid, silu), called as kernel(in, out, n) on each range.
+template <class Kernel>
+Tensor unary_forward_kernel(const Tensor& x, Kernel kernel) {
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* in = ptr<T>(x);
     T* o = ptr<T>(out);
-    pool::parallel_ranges(x.size(), pool::grain(),
-                          [&](std::size_t first, std::size_t last) {
-                            vmath::map(in + first, o + first, last - first, f);
-                          });
+    fast::parallel_elements(x.size(), [&](std::size_t first, std::size_t last) {
+      kernel(in + first, o + first, last - first);
+    });
   });
   return out;
 }
@@ -319,7 +317,8 @@ Tensor neg(const Tensor& x) {
 // d(e^x)/dx = e^x: reuse the output
 Tensor exp(const Tensor& x) {
   check_defined("exp", x);
-  Tensor out = unary_forward_vec(x, [](auto v) { return vmath::exp(v); });
+  Tensor out = unary_forward_kernel(
+      x, [](const auto* from, auto* to, std::size_t n) { fast::exp(from, to, n); });
   return finish_op(out, "exp", {x}, [&] {
     return [out = out.detach()](const Tensor& dout) {
       return std::vector<Tensor>{mul(dout, out)};
@@ -372,7 +371,8 @@ Tensor tanh(const Tensor& x) {
 // d(sigmoid x)/dx = s (1 - s)
 Tensor sigmoid(const Tensor& x) {
   check_defined("sigmoid", x);
-  Tensor out = unary_forward_vec(x, [](auto v) { return vmath::sigmoid(v); });
+  Tensor out = unary_forward_kernel(
+      x, [](const auto* from, auto* to, std::size_t n) { fast::sigmoid(from, to, n); });
   return finish_op(out, "sigmoid", {x}, [&] {
     return [out = out.detach()](const Tensor& dout) {
       return std::vector<Tensor>{mul(dout, mul(out, 1.0 - out))};
@@ -385,7 +385,8 @@ Tensor sigmoid(const Tensor& x) {
 // activation per layer in training.
 Tensor silu(const Tensor& x) {
   check_defined("silu", x);
-  Tensor out = unary_forward_vec(x, [](auto v) { return v * vmath::sigmoid(v); });
+  Tensor out = unary_forward_kernel(
+      x, [](const auto* from, auto* to, std::size_t n) { fast::silu(from, to, n); });
   return finish_op(out, "silu", {x}, [&] {
     return [x](const Tensor& dout) {
       // One loop rather than five ops: silu sits on the [B, T, d_ff]
@@ -396,14 +397,13 @@ Tensor silu(const Tensor& x) {
         const T* xs = ptr<T>(x);
         const T* g = ptr<T>(dout);
         T* o = ptr<T>(dx);
-        pool::parallel_ranges(
-            x.size(), pool::grain(), [&](std::size_t first, std::size_t last) {
-              vmath::map(xs + first, o + first, last - first, [](auto v) {
-                auto s = vmath::sigmoid(v);  // o = the local derivative
-                return s * (decltype(v)(1) + v * (decltype(v)(1) - s));
-              });
-              for (std::size_t i = first; i < last; ++i) o[i] *= g[i];
-            });
+        fast::parallel_elements(x.size(), [&](std::size_t first, std::size_t last) {
+          fast::sigmoid(xs + first, o + first, last - first);  // o = s
+          for (std::size_t i = first; i < last; ++i) {
+            const T s = o[i];
+            o[i] = s * (T(1) + xs[i] * (T(1) - s)) * g[i];
+          }
+        });
       });
       return std::vector<Tensor>{dx};
     };

@@ -9,7 +9,7 @@
 // (for one matrix: C_ij = sum_k A_ik B_kj, so dL/dA_ik = sum_j dC_ij B_kj).
 // These are the training's hot path: q/k/v/o projections, the MLP, scores.
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/blas_internal.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 

@@ -3,8 +3,8 @@
 // lookup, and the two selection ops where and masked_fill.
 //
 // Every kernel is a plain loop over contiguous memory; cross_entropy takes its
-// rows' max, exp and sum from vmath.h (vectorised: its forward and backward
-// took 0.8 ms each of a default-config training step, now about 0.1 ms).
+// rows' log-sum-exp and softmax from the fast layer's row kernels
+// (fast/kernels.h), which run on SIMD lanes.
 // softmax, log_softmax and cross_entropy have fused backwards (one loop, no
 // temporaries): each could be composed from exp, sum and div, but the
 // composed graph would keep several [B, H, T, m] intermediates alive for
@@ -16,8 +16,7 @@
 #include <limits>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/pool.h"
-#include "glassllm/fast/vmath.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 
@@ -209,14 +208,11 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
   dispatch(logits.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const T* z = ptr<T>(logits);
-    std::vector<T> exps(C);  // one row's exp(logit - max), for their sum
     T total = 0;
     for (std::size_t r = 0; r < rows; ++r) {
       if (targets[r] == ignore_index) continue;
       const T* row = z + r * C;
-      T m = vmath::max(row, C);
-      T sum_exp = vmath::exp_shifted_sum(row, exps.data(), C, m);
-      total += m + std::log(sum_exp) - row[targets[r]];
+      total += fast::log_sum_exp(row, C) - row[targets[r]];  // -log softmax(row)[target]
     }
     // Every row ignored: nothing to average; 0 keeps a training loop going.
     ptr<T>(out)[0] = count > 0 ? total / T(count) : T(0);
@@ -234,17 +230,14 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
         const T* z = ptr<T>(logits);
         T* d = ptr<T>(dlogits);
         T scale = ptr<T>(dout)[0] / T(count);
-        pool::parallel_ranges(
-            rows, pool::grain(C), [&](std::size_t first, std::size_t last) {
-              for (std::size_t r = first; r < last; ++r) {
-                if (targets[r] == ignore_index) continue;
-                const T* row = z + r * C;
-                T* drow = d + r * C;
-                T sum_exp = vmath::exp_shifted_sum(row, drow, C, vmath::max(row, C));
-                vmath::scale(drow, C, scale / sum_exp);  // softmax(row) * scale
-                drow[targets[r]] -= scale;
-              }
-            });
+        fast::parallel_rows(rows, C, [&](std::size_t first, std::size_t last) {
+          for (std::size_t r = first; r < last; ++r) {
+            if (targets[r] == ignore_index) continue;
+            T* drow = d + r * C;
+            fast::softmax_row(z + r * C, drow, C, scale);  // softmax(row) * scale
+            drow[targets[r]] -= scale;
+          }
+        });
       });
       return std::vector<Tensor>{dlogits};
     };

@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/pool.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 
@@ -101,7 +101,7 @@ Tensor permute_copy(const Tensor& x, const std::vector<std::size_t>& perm) {
         }
       }
     };
-    pool::parallel_ranges(n / inner, pool::grain(inner), rows);
+    fast::parallel_rows(n / inner, inner, rows);
   });
   return out;
 }

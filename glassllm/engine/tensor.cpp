@@ -1,13 +1,11 @@
 // tensor.cpp: the Tensor handle's accessors, creation functions, the seeded
 // random generator, grad mode, and the checks every op shares. Printing is in
 // print.cpp, backward() in autograd.cpp.
-#include <malloc.h>
-
 #include <algorithm>
 #include <sstream>
 
 #include "glassllm/engine/node.h"
-#include "glassllm/fast/huge_pages.h"
+#include "glassllm/fast/kernels.h"
 
 namespace glassllm {
 
@@ -69,23 +67,7 @@ AxisSplit split_at(const Shape& shape, std::size_t axis) {
 
 // ---- making nodes ---------------------------------------------------------------
 
-namespace {
-// A training step allocates and frees hundreds of arrays of 100 KiB - 4 MiB.
-// By default glibc serves each one with a fresh mmap and returns it to the OS
-// on free, so every step pays page faults to zero the same memory again
-// (measured: a third of a default-config training step). Keeping freed
-// blocks in the heap makes the next step reuse them: the step went from
-// about 340 to 230 ms. The cost is that the process keeps its peak heap.
-bool keep_freed_memory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum: mmap only above 32 MiB
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // give heap back to the OS only above 1 GiB
-  return true;
-}
-}  // namespace
-
 Tensor empty(Shape shape, DType dtype) {
-  static const bool tuned = keep_freed_memory();
-  (void)tuned;
   auto node = std::make_shared<Node>();
   node->dtype = dtype;
   node->numel = shape_numel(shape);
@@ -96,9 +78,9 @@ Tensor empty(Shape shape, DType dtype) {
     using T = decltype(zero);
     node->storage =
         std::make_shared<Storage>(Storage{xt::xtensor<T, 1>::from_shape({node->numel})});
-    // Nothing has written the array yet: a large one can still be given
-    // 2 MiB pages (fast/huge_pages.h).
-    fast::ask_for_huge_pages(node->data<T>(), node->numel * sizeof(T));
+    // Nothing has written the array yet: how its memory is kept and paged
+    // is the fast layer's choice (fast/kernels.h).
+    fast::apply_allocation_policy(node->data<T>(), node->numel * sizeof(T));
   });
   return Tensor(std::move(node));
 }
@@ -207,6 +189,18 @@ Tensor Tensor::grad() const {
 }
 void Tensor::zero_grad() {
   checked(*this, "zero_grad").grad = Tensor();
+}
+void Tensor::set_grad(const Tensor& g) {
+  Node& node = checked(*this, "set_grad");
+  if (g.defined() && (g.shape() != node.shape || g.dtype() != node.dtype))
+    throw std::invalid_argument("set_grad: gradient " + shape_str(g.shape()) + " " +
+                                dtype_name(g.dtype()) + " for a tensor " +
+                                shape_str(node.shape) + " " + dtype_name(node.dtype) +
+                                "; expected the tensor's shape and dtype");
+  node.grad = g;
+}
+std::shared_ptr<const void> Tensor::data_owner() const {
+  return checked(*this, "data_owner").storage;
 }
 void Tensor::retain_grad() {
   checked(*this, "retain_grad").retains_grad = true;

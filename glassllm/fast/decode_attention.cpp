@@ -1,21 +1,21 @@
 // decode_attention.cpp: attention's decode step on the grouped path as one
-// task of the pool per K/V head (decode_attention.h). Speed only.
+// task of the pool per K/V head (grouped_decode_attention in
+// include/glassllm/fast/kernels.h). Speed only: the engine's
+// grouped_attention (ops_attention.cpp) calls it when nothing watches its
+// ops.
 //
-// The ops run it as four loops over all heads, each a job of the pool:
+// The ops run the step as four loops over all heads, each a job of the pool:
 // q @ k^T, the multiply by 1/sqrt(hd), causal_softmax and probs @ v. Each
 // job hands over between the threads, and the scores go out to memory and
 // back between them. Here a head's four steps run one after the other in
-// one task, on scores that stay in L2. exaone-4.0-1.2b-shaped decode step
-// (30 layers of 4096 cached keys, 2 threads, 2-core AMD EPYC, Zen 5):
-// docs/10, step 11.
-#include "glassllm/fast/decode_attention.h"
-
+// one task, on scores that stay in L2. Chapter 10 (docs/10, step 11) and
+// docs/bench-notes.md have the measurements.
 #include <algorithm>
 #include <memory>
 
 #include "glassllm/fast/blas_internal.h"
+#include "glassllm/fast/kernels.h"
 #include "glassllm/fast/pool.h"
-#include "glassllm/fast/vmath.h"
 
 namespace glassllm::fast {
 
@@ -53,8 +53,7 @@ void grouped_decode_attention(std::size_t heads, std::size_t rows, std::size_t q
     for (std::size_t r = 0; r < rows; ++r) {
       T* row = s + r * m;
       const std::size_t n = visible[r % queries];
-      const T total = vmath::exp_shifted_sum(row, row, n, vmath::max(row, n));
-      vmath::scale(row, n, T(1) / total);
+      softmax_row(row, row, n);
       std::fill(row + n, row + m, T(0));  // the hidden keys
     }
     // [rows, m] @ [m, hd] -> [rows, hd]

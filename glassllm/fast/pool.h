@@ -1,5 +1,6 @@
 // pool.h (private): GlassLM's own threads, shared by the matrix products
-// (blas.cpp splits them) and the loops of the other ops (fast/loops.h).
+// (blas.cpp splits them) and the loops of the other ops
+// (fast::parallel_rows, include/glassllm/fast/kernels.h).
 //
 // One loop at a time is split into tasks, numbered 0..n-1. The calling thread
 // and the pool's workers take the next task number from one counter until

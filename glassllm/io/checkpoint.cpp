@@ -15,7 +15,6 @@
 #include <memory>
 #include <set>
 
-#include "glassllm/engine/node.h"
 #include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <set>
 
-#include "glassllm/engine/node.h"
+#include "glassllm/engine/ops.h"
 #include "glassllm/io/checkpoint_internal.h"
 
 namespace glassllm {
@@ -63,7 +63,7 @@ Tensor copy_of(const Tensor& t) {
   Tensor out = empty(t.shape(), t.dtype());
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    std::copy_n(ptr<T>(t), t.size(), ptr<T>(out));
+    std::copy_n(t.data<T>(), t.size(), out.mutable_data<T>());
   });
   return out;
 }
@@ -75,7 +75,7 @@ std::string first_nonfinite(const Tensor& t) {
   std::size_t count = 0;
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    const T* p = ptr<T>(t);
+    const T* p = t.data<T>();
     const std::size_t n = t.size();
     // A quick pass first (every weight of every load is checked: a billion
     // for a 1B model): nan and inf are the values with every exponent bit

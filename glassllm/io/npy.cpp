@@ -25,17 +25,17 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xnpy.hpp>
 
-#include "glassllm/engine/node.h"
+#include "glassllm/engine/tensor.h"
 #include "glassllm/io/files.h"
 
 namespace glassllm {
 
 void write_npy(const std::string& path, const Tensor& t) {
-  check_defined("write_npy", t);
+  if (!t.defined()) throw std::invalid_argument("write_npy: tensor is undefined");
   std::string bytes;  // the whole file: magic, version, header, data
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    bytes = xt::dump_npy(xt::adapt(ptr<T>(t), t.size(), xt::no_ownership(), t.shape()));
+    bytes = xt::dump_npy(xt::adapt(t.data<T>(), t.size(), xt::no_ownership(), t.shape()));
   });
   // An existing file at `path` is replaced whole or not at all (files.h).
   write_file_safely(path, bytes);
@@ -102,7 +102,8 @@ Tensor read_npy(const std::string& path) {
   Tensor t = empty(shape, dtype);
   dispatch(dtype, [&](auto zero) {
     using T = decltype(zero);
-    if (t.nbytes()) std::memcpy(ptr<T>(t), bytes.data() + 10 + header_len, t.nbytes());
+    if (t.nbytes())
+      std::memcpy(t.mutable_data<T>(), bytes.data() + 10 + header_len, t.nbytes());
   });
   return t;
 }

@@ -23,7 +23,7 @@
 #include <limits>
 #include <set>
 
-#include "glassllm/engine/node.h"
+#include "glassllm/engine/tensor.h"
 #include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 
@@ -84,6 +84,10 @@ float bf16_to_f32(std::uint16_t bits) {
 }
 
 }  // namespace detail
+
+void check_json(std::string_view text) {
+  (void)detail::parse_json_strict(text);
+}
 
 namespace {
 
@@ -168,7 +172,7 @@ void write_safetensors(const std::string& path, const NamedTensors& tensors,
     dispatch(t.dtype(), [&](auto zero) {
       using T = decltype(zero);
       using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-      const T* p = ptr<T>(t);
+      const T* p = t.data<T>();
       for (std::size_t i = 0; i < t.size(); ++i)
         store_le(bytes, detail::same_bits<Bits>(p[i]), sizeof(T));
     });
@@ -203,12 +207,12 @@ Tensor copy_out(const Entry& e, const std::uint8_t* p) {
   Tensor t = empty(e.shape, e.dtype == "F64" ? DType::float64 : DType::float32);
   const std::size_t count = t.size();
   if (e.dtype == "F64") {
-    double* o = ptr<double>(t);
+    double* o = t.mutable_data<double>();
     for (std::size_t i = 0; i < count; ++i)
       o[i] = detail::same_bits<double>(load_bits<std::uint64_t>(p + 8 * i));
     return t;
   }
-  float* o = ptr<float>(t);
+  float* o = t.mutable_data<float>();
   if (e.dtype == "F32") {
     for (std::size_t i = 0; i < count; ++i)
       o[i] = detail::same_bits<float>(load_bits<std::uint32_t>(p + 4 * i));

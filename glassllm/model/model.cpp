@@ -17,9 +17,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "glassllm/engine/node.h"
 #include "glassllm/engine/ops.h"
-#include "glassllm/fast/decode_attention.h"
 #include "glassllm/model/forward_observer.h"
 
 namespace glassllm {
@@ -344,44 +342,6 @@ Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor
   return out;
 }
 
-// Speed only. Whether attend()'s grouped path may run as
-// fast::grouped_decode_attention (glassllm/fast/decode_attention.h), which
-// gives the same bits: a few query rows per K/V head (a decode step), and
-// nothing that must see its ops (the tracer, an op graph) or differentiate
-// them. Anything else, bad input included, takes the ops.
-bool fused_decode_applies(const Tensor& q, const Tensor& keys, const Tensor& values,
-                          std::size_t start, std::size_t key_start) {
-  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
-  const std::size_t Hkv = keys.dim(1), m = keys.dim(2), rows = H / Hkv * T;
-  if (rows == 0 || rows > fast::kDecodeRowsMax || m == 0 || hd == 0 ||
-      key_start > start || q.dtype() != keys.dtype() || keys.dtype() != values.dtype())
-    return false;
-  if (trace::active || op_observed()) return false;
-  if (grad_enabled() &&
-      (q.requires_grad() || keys.requires_grad() || values.requires_grad()))
-    return false;
-  return fast::grouped_decode_pays(B * Hkv, rows, m, hd);
-}
-
-// The grouped path's result through fast::grouped_decode_attention: q
-// [B, H, T, hd] over keys, values [B, Hkv, m, hd] -> [B, H, T, hd].
-Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
-                    std::size_t start, std::size_t key_start, double scale) {
-  const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
-  const std::size_t Hkv = keys.dim(1), m = keys.dim(2);
-  std::vector<std::size_t> visible(T);  // as causal_softmax counts them
-  for (std::size_t t = 0; t < T; ++t) visible[t] = std::min(m, start + t - key_start + 1);
-  Tensor out = empty(q.shape(), q.dtype());
-  dispatch(q.dtype(), [&](auto zero) {
-    using V = decltype(zero);
-    fast::grouped_decode_attention<V>(B * Hkv, H / Hkv * T, T, m, hd, V(scale),
-                                      q.data<V>(), keys.data<V>(), values.data<V>(),
-                                      visible.data(), out.mutable_data<V>());
-  });
-  out.node()->op = "grouped_decode_attention";
-  return out;
-}
-
 }  // namespace
 
 // The one place the two K/V sharing paths differ. Both compute, per query
@@ -402,42 +362,32 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
         shape_str(q.shape()) + ", " + shape_str(keys.shape()) + ", " +
         shape_str(values.shape()));
   const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
-  const std::size_t Hkv = keys.dim(1), G = H / Hkv, m = keys.dim(2);
-  const std::int64_t b_ = i64(B), t_ = i64(T), hd_ = i64(hd);
-  const double scale = 1.0 / std::sqrt(double(hd));
+  const std::size_t G = H / keys.dim(1), m = keys.dim(2);
   // The tracer shows scores and probabilities as [B, H, T, m] on both paths.
   const Shape per_head{B, H, T, m};
 
-  Tensor scores, probs, out;
+  Tensor out;
   if (path == Attention::repeat_kv) {
     // Reference path. [B, Hkv, m, hd] -> [B, H, m, hd]: K/V head i copied G
     // times, so query head h meets K/V head h / G.
     Tensor keys_rep = repeat_kv(keys, G), values_rep = repeat_kv(values, G);
     // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
-    scores = matmul_t(q, keys_rep) * scale;
+    Tensor scores = matmul_t(q, keys_rep) * (1.0 / std::sqrt(double(hd)));
     trace::scores(layer, scores, per_head, start, key_start);
-    probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
+    Tensor probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
     trace::snapshot("attn.softmax", layer, probs);
     out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
-  } else if (fused_decode_applies(q, keys, values, start, key_start)) {
-    // Speed only: a decode step that nothing watches runs the four steps
-    // below for each K/V head in one task (glassllm/fast/decode_attention.h),
-    // with the same bits.
-    out = fused_decode(q, keys, values, start, key_start, scale);
   } else {
-    // Grouped path, no copy of K or V. The G query heads of one group are
-    // neighbours in q, so [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view:
-    // row g*T + t of group i is query t of head i*G + g.
-    Tensor q_grouped = reshape(q, {b_, i64(Hkv), i64(G * T), hd_});
-    // [B, Hkv, G*T, hd] @ [B, Hkv, m, hd]^T -> [B, Hkv, G*T, m]
-    // (a view of [B, H, T, m]: the same numbers as the reference's scores)
-    scores = matmul_t(q_grouped, keys) * scale;
-    trace::scores(layer, scores, per_head, start, key_start);
-    // Row g*T + t is query t: the mask repeats every T rows.
-    probs = causal_softmax(scores, start, key_start, T);  // [B, Hkv, G*T, m]
-    trace::snapshot("attn.softmax", layer, probs, per_head);
-    // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
-    out = reshape(matmul(probs, values), {b_, i64(H), t_, hd_});
+    // Grouped path, no copy of K or V: the engine's grouped_attention, which
+    // stacks the G query heads of a K/V head as rows of one product
+    // ([B, Hkv, G*T, hd]). It hands its scores and probabilities
+    // [B, Hkv, G*T, m] to an active tracer; without one it may run a decode
+    // step fused (ops.h), with the same bits.
+    AttentionParts seen;
+    out = grouped_attention(q, keys, values, start, key_start,
+                            trace::active ? &seen : nullptr);
+    trace::scores(layer, seen.scores, per_head, start, key_start);
+    trace::snapshot("attn.softmax", layer, seen.probs, per_head);
   }
   return out;
 }

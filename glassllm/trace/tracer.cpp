@@ -19,7 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "glassllm/engine/node.h"
+#include "glassllm/engine/op_observer.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/io/tokenizer.h"
 #include "glassllm/model/forward_observer.h"
@@ -56,13 +56,14 @@ struct OpGraphRecorder::Impl : OpObserver {
   int layer = -1;
   OpObserver* previous = nullptr;
   std::unordered_map<const Node*, std::pair<std::weak_ptr<Node>, std::size_t>> by_node;
-  std::unordered_map<const Storage*, std::pair<std::weak_ptr<Storage>, std::size_t>>
+  // Keyed by Tensor::data_owner(): views share their input's.
+  std::unordered_map<const void*, std::pair<std::weak_ptr<const void>, std::size_t>>
       by_storage;
 
   std::optional<std::size_t> find(const Tensor& t) const {
     auto n = by_node.find(t.node());
     if (n != by_node.end() && !n->second.first.expired()) return n->second.second;
-    auto s = by_storage.find(t.node()->storage.get());
+    auto s = by_storage.find(t.data_owner().get());
     if (s != by_storage.end() && !s->second.first.expired()) return s->second.second;
     return std::nullopt;
   }
@@ -81,7 +82,7 @@ struct OpGraphRecorder::Impl : OpObserver {
     graph.nodes.push_back(std::move(n));
     std::size_t id = graph.nodes.back().id;
     by_node[t.node()] = {t.node_ptr(), id};
-    const auto& storage = t.node()->storage;
+    const std::shared_ptr<const void> storage = t.data_owner();
     auto s = by_storage.find(storage.get());
     // A storage belongs to the node that wrote it; views of it map back there.
     if (bytes > 0 || s == by_storage.end() || s->second.first.expired())
@@ -100,9 +101,9 @@ struct OpGraphRecorder::Impl : OpObserver {
     bool view = false;
     for (std::size_t i = 0; i < n; ++i) {
       ids.push_back(input_id(inputs[i]));
-      view = view || inputs[i].node()->storage == out.node()->storage;
+      view = view || inputs[i].data_owner() == out.data_owner();
     }
-    add(out, out.node()->op, std::move(ids), view ? 0 : out.nbytes(), "", layer);
+    add(out, out.op(), std::move(ids), view ? 0 : out.nbytes(), "", layer);
   }
 };
 
@@ -184,8 +185,7 @@ void start_graph(Tracer::Impl& t, const GlassLM& model, const Cache* cache) {
     for (int which = 0; which < 2; ++which) {
       const Tensor& now = which == 0 ? c.k() : c.v();
       const Tensor& then = which == 0 ? t.cache_k[l] : t.cache_v[l];
-      if (!now.defined() || !then.defined() ||
-          now.node()->storage != then.node()->storage)
+      if (!now.defined() || !then.defined() || now.data_owner() != then.data_owner())
         continue;
       std::size_t id =
           t.recorder->label_input(now, "kv_cache", which == 0 ? "k" : "v", int(l));

@@ -8,8 +8,6 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "glassllm/engine/node.h"
-
 namespace glassllm {
 
 namespace {
@@ -25,11 +23,18 @@ Tensor checked_grad(const char* op, const std::string& name, const Tensor& w) {
   return g;
 }
 
+// The elements of a parameter, a gradient or a state tensor, for reading or
+// writing in place (the handles are const; the arrays are the optimizer's).
+template <class T>
+T* elements(Tensor t) {
+  return t.mutable_data<T>();
+}
+
 Tensor copy_of(const Tensor& t) {
   Tensor c = zeros_like(t);
   dispatch(t.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    std::copy_n(ptr<T>(t), t.size(), ptr<T>(c));
+    std::copy_n(elements<T>(t), t.size(), elements<T>(c));
   });
   return c;
 }
@@ -86,9 +91,9 @@ void SGD::step() {
     dispatch(w.dtype(), [&](auto zero) {
       using T = decltype(zero);
       const T lr_ = T(lr), mu = T(momentum), wd = T(weight_decay);
-      T* wp = ptr<T>(w);
-      const T* gp = ptr<T>(g);
-      T* bp = momentum != 0 ? ptr<T>(buf_[i]) : nullptr;
+      T* wp = elements<T>(w);
+      const T* gp = elements<T>(g);
+      T* bp = momentum != 0 ? elements<T>(buf_[i]) : nullptr;
       for (std::size_t j = 0, n = w.size(); j < n; ++j) {
         T d = gp[j] + wd * wp[j];  // g + weight_decay * w
         if (bp) d = bp[j] = first ? d : mu * bp[j] + d;
@@ -152,10 +157,10 @@ void AdamW::step() {
       using T = decltype(zero);
       const T b1 = T(beta1), b2 = T(beta2), e = T(eps), keep = T(decay),
               ss = T(step_size), sb2 = T(sqrt_bias2);
-      T* wp = ptr<T>(w);
-      T* mp = ptr<T>(m_[i]);
-      T* vp = ptr<T>(v_[i]);
-      const T* gp = ptr<T>(g);
+      T* wp = elements<T>(w);
+      T* mp = elements<T>(m_[i]);
+      T* vp = elements<T>(v_[i]);
+      const T* gp = elements<T>(g);
       // One fused pass: decay, both moments, the update.
       for (std::size_t j = 0, n = w.size(); j < n; ++j) {
         const T gj = gp[j];
@@ -195,7 +200,7 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
     if (!g.defined()) continue;
     dispatch(g.dtype(), [&](auto zero) {
       using T = decltype(zero);
-      const T* gp = ptr<T>(g);
+      const T* gp = elements<T>(g);
       double s = 0;
       for (std::size_t j = 0, n = g.size(); j < n; ++j)
         s += double(gp[j]) * double(gp[j]);
@@ -212,7 +217,7 @@ double clip_grad_norm(const std::vector<Tensor>& params, double max_norm) {
     if (!g.defined()) continue;
     // A new tensor, never g scaled in place: g's data may be shared (a view
     // of another gradient, or an op's dout passed straight through).
-    w.node()->grad = g * scale;
+    Tensor(w).set_grad(g * scale);
   }
   return norm;
 }

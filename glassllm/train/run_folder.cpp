@@ -24,7 +24,6 @@
 #include "glassllm/fast/blas.h"
 #include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint.h"
-#include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 #include "glassllm/train/optim.h"
 
@@ -243,8 +242,10 @@ TrainOptions options_from_json(const Json& j, const std::string& out) {
 Json read_state(const std::string& out) {
   const fs::path file = fs::path(out) / kStateFile;
   try {
-    Json j = detail::parse_json_strict(
-        read_regular_file(file.string(), 64ull << 20, "a trainer state file"));
+    const std::string text =
+        read_regular_file(file.string(), 64ull << 20, "a trainer state file");
+    check_json(text);  // no key twice
+    Json j = Json::parse(text);
     if (j.value("format", "") != kStateFormat || j.value("version", 0) != kStateVersion)
       throw std::runtime_error("not a " + std::string(kStateFormat) + " version " +
                                std::to_string(kStateVersion) + " file");

@@ -28,7 +28,6 @@
 #include "glassllm/fast/blas.h"
 #include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint.h"
-#include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 #include "glassllm/train/fixed.h"
 #include "glassllm/train/optim.h"

@@ -34,4 +34,13 @@ std::string shape_str(const Shape& shape);
 /// Number of elements of a shape (1 for the 0-d shape "()").
 std::size_t shape_numel(const Shape& shape);
 
+/// Calls f with a value of the element type of `dtype` (0.0f or 0.0), so one
+/// templated lambda body is compiled for float and for double:
+///   dispatch(x.dtype(), [&](auto zero) { using T = decltype(zero); ... });
+template <class F>
+decltype(auto) dispatch(DType dtype, F&& f) {
+  if (dtype == DType::float32) return f(float{});
+  return f(double{});
+}
+
 }  // namespace glassllm

@@ -180,4 +180,27 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start = 0,
                       std::size_t queries = 0);
 
+/// What grouped_attention computed on its way, for a caller that shows it
+/// (the tracer): scores (scaled) and probs, [B, Hkv, G*T, m] each, a view
+/// of [B, H, T, m] (row g*T + t of group i is query t of head i*G + g).
+struct AttentionParts {
+  Tensor scores, probs;
+};
+
+/// Grouped-query attention without copying K/V heads (docs/design.md, "Two
+/// ways to share K/V heads"): q [B, H, T, hd] at positions query_start ..
+/// query_start+T-1, keys and values [B, Hkv, m, hd] with key j at position
+/// key_start + j, Hkv dividing H, G = H / Hkv. Query head h meets K/V head
+/// h / G:
+///   out = causal_softmax(q k^T / sqrt(hd)) v                   [B, H, T, hd]
+/// Made of the ops reshape, matmul_t, mul, causal_softmax and matmul, so
+/// autograd differentiates it. A decode step (at most 8 query rows per K/V
+/// head) that nothing watches -- no `parts` asked for, no OpObserver, no
+/// input that needs a gradient -- runs as one fused kernel per K/V head
+/// instead, with the same bits; its result's op() is then
+/// "grouped_decode_attention".
+Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& values,
+                         std::size_t query_start, std::size_t key_start,
+                         AttentionParts* parts = nullptr);
+
 }  // namespace glassllm

@@ -86,6 +86,11 @@ class Tensor {
   const std::string& op() const;
   /// The tensors this one was computed from (empty for a leaf).
   const std::vector<Tensor>& parents() const;
+  /// Replaces the accumulated gradient with g, of this tensor's shape and
+  /// dtype (an undefined g forgets it, as zero_grad does), for code that
+  /// rescales gradients (clip_grad_norm). Throws std::invalid_argument for
+  /// another shape or dtype.
+  void set_grad(const Tensor& g);
 
   // ---- printing -----------------------------------------------------------
   /// NumPy's str(): "[[1. 2.]\n [3. 4.]]"; large tensors are summarised with "...".
@@ -95,6 +100,12 @@ class Tensor {
 
   /// Two handles are the same tensor (not: equal values).
   bool is(const Tensor& other) const { return node_ == other.node_; }
+
+  /// The array holding the elements, shared by a tensor and its views
+  /// (reshape, detach and the other ops that move no data): two tensors
+  /// share their elements iff their data_owner()s are equal. For tools that
+  /// follow data through a graph (the tracer's op graph).
+  std::shared_ptr<const void> data_owner() const;
 
   /// For the engine and extensions: the node behind the handle.
   Node* node() const { return node_.get(); }
@@ -112,6 +123,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 // Every creator takes the dtype last, float32 by default, as NumPy's float32
 // arrays would be spelled in the model code.
 
+/// np.empty: elements not initialised, for code that writes every one next
+/// (a file's contents, a kernel's output). Pass a shape the caller no longer
+/// needs with std::move: the tensor then keeps it without a copy.
+Tensor empty(Shape shape, DType dtype = DType::float32);
 Tensor zeros(const Shape& shape, DType dtype = DType::float32);
 Tensor ones(const Shape& shape, DType dtype = DType::float32);
 Tensor full(const Shape& shape, double value, DType dtype = DType::float32);

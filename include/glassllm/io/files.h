@@ -31,6 +31,13 @@ std::string read_regular_file(const std::string& path,
                               std::uint64_t max_bytes = std::uint64_t(1) << 40,
                               const char* kind = "this file");
 
+/// Throws std::invalid_argument unless `text` is JSON in which no object
+/// has the same key twice, one line: "invalid JSON: <the parser's message,
+/// with the position>" or "duplicate key \"x\"" (a JSON parser alone
+/// keeps the last of two equal keys, silently). Every JSON file GlassLM
+/// reads is checked so.
+void check_json(std::string_view text);
+
 /// A regular file open for reading (its descriptor closes with it) and its
 /// size: what read_regular_file reads from, and what the safetensors reader
 /// maps into memory.

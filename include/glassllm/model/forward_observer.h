@@ -1,4 +1,4 @@
-// forward_observer.h (private): the calls glassllm/model/model.cpp makes so
+// forward_observer.h: the calls glassllm/model/model.cpp makes so
 // that an observer -- the Tracer of include/glassllm/trace/tracer.h -- sees
 // each forward as a step.
 //

@@ -1,0 +1,146 @@
+// kernels.h: the fast layer's kernel API, the only calls the engine makes
+// into glassllm/fast/. Everything here exists for speed; the ops that call
+// it (glassllm/engine/ops_*.cpp) say what they compute, and this says how
+// fast: which loops are spread over the cores and how finely, which loops
+// run on SIMD lanes, which matrix-product kernel runs, how new arrays get
+// their memory.
+//
+// Each call computes what its comment says, element by element, and gives
+// the same bits on any number of threads: the work is cut by sizes alone.
+// The row kernels are defined for float and double. Standard headers only.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+namespace glassllm {
+
+// ---- matrix products (blas.cpp, over the backend chosen at configure time) ----
+
+/// The least work, in floating-point operations, that the products give a
+/// task of the pool: less is not worth waking a thread for
+/// (blas.cpp, "splitting a product into tasks").
+inline constexpr double kTaskFlops = 2e6;
+
+/// C = alpha * op(A) @ op(B) + beta * C, all row-major, where op(A) is A or
+/// A^T as trans_a says. op(A) is [M, K], op(B) is [K, N], C is [M, N].
+/// lda, ldb, ldc are the row lengths of A, B, C as stored (so A stored [K, M]
+/// with trans_a has lda >= M). With K == 0 the product is empty and C
+/// becomes beta * C.
+template <class T>
+void gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
+          T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta, T* C,
+          std::size_t ldc);
+
+/// gemm() for `count` products of the same sizes: product i reads
+/// A + a_offsets[i] and B + b_offsets[i] and writes C + i * c_stride. The
+/// products run in parallel (one task each) when they are many and small.
+template <class T>
+void gemm_batch(std::size_t count, bool trans_a, bool trans_b, std::size_t M,
+                std::size_t N, std::size_t K, T alpha, const T* A,
+                const std::size_t* a_offsets, std::size_t lda, const T* B,
+                const std::size_t* b_offsets, std::size_t ldb, T beta, T* C,
+                std::size_t c_stride, std::size_t ldc);
+
+namespace fast {
+
+// ---- loops over the cores (pool.h) ----------------------------------------------
+
+namespace detail {
+void parallel_ranges(std::size_t rows, std::size_t row_length,
+                     void (*body)(void*, std::size_t, std::size_t), void* context);
+}
+
+/// Calls body(first, last) for consecutive ranges of rows [first, last) that
+/// cover [0, rows), spread over the pool's threads when there is enough work:
+/// rows of `row_length` elements each are grouped so that a range is worth a
+/// thread. The ranges depend only on rows and row_length, so each row is
+/// handled by the same call on any number of threads.
+///   fast::parallel_rows(rows, D, [&](std::size_t first, std::size_t last) {
+///     for (std::size_t row = first; row < last; ++row) ...
+///   });
+template <class Body>
+void parallel_rows(std::size_t rows, std::size_t row_length, Body&& body) {
+  using B = std::remove_reference_t<Body>;
+  detail::parallel_ranges(
+      rows, row_length,
+      [](void* b, std::size_t first, std::size_t last) {
+        (*static_cast<B*>(b))(first, last);
+      },
+      const_cast<void*>(static_cast<const void*>(&body)));
+}
+
+/// parallel_rows for n single elements: body(first, last) over [0, n).
+template <class Body>
+void parallel_elements(std::size_t n, Body&& body) {
+  parallel_rows(n, 1, std::forward<Body>(body));
+}
+
+// ---- one row at a time, on SIMD lanes (vmath.h) ----------------------------------
+// x == y is allowed where a kernel writes y.
+
+/// sum of a[i] * b[i] over i < n.
+template <class T>
+T dot(const T* a, const T* b, std::size_t n);
+
+/// y[i] = scale * softmax(x[0 .. n))[i] = scale * exp(x[i] - max) / sum_j exp(x[j] -
+/// max), shifted by the row's largest value so that exp never overflows; n >= 1.
+template <class T>
+void softmax_row(const T* x, T* y, std::size_t n, T scale = T(1));
+
+/// log(sum_i exp(x[i])) over i < n (n >= 1), computed as max + log(sum_i exp(x[i] -
+/// max)).
+template <class T>
+T log_sum_exp(const T* x, std::size_t n);
+
+/// y[i] = exp(x[i]), sigmoid(x[i]) = 1 / (1 + exp(-x[i])), silu(x[i]) = x[i]
+/// sigmoid(x[i]).
+template <class T>
+void exp(const T* x, T* y, std::size_t n);
+template <class T>
+void sigmoid(const T* x, T* y, std::size_t n);
+template <class T>
+void silu(const T* x, T* y, std::size_t n);
+
+// ---- attention's decode step, fused (decode_attention.cpp) -----------------------
+
+/// The most query rows per K/V head grouped_decode_attention takes: gemm()'s
+/// few-rows kernels (few_rows.cpp) handle up to this many, and compute each
+/// row the same way whatever the number of rows, the cut into tasks or the
+/// thread count.
+inline constexpr std::size_t kDecodeRowsMax = 8;
+
+/// For each K/V head h < heads, all arrays row-major and contiguous:
+///   scores = q_h k_h^T * scale              q_h [rows, hd], k_h [m, hd]
+///   probs  = row r's softmax_row over its first visible[r % queries] keys,
+///            0 for the others (the causal mask)
+///   out_h  = probs v_h                      v_h [m, hd], out_h [rows, hd]
+/// with q [heads, rows, hd], k and v [heads, m, hd], out [heads, rows, hd],
+/// rows <= kDecodeRowsMax, 1 <= visible[t] <= m. A head's four steps run one
+/// after the other in one task of the pool, on scores that stay in cache,
+/// instead of four loops over all heads. Every step is the call or the loop
+/// that the ops make (gemm(), one multiply per score, softmax_row), in the
+/// same order, so the result is the same to the bit.
+template <class T>
+void grouped_decode_attention(std::size_t heads, std::size_t rows, std::size_t queries,
+                              std::size_t m, std::size_t hd, T scale, const T* q,
+                              const T* k, const T* v, const std::size_t* visible, T* out);
+
+/// Whether grouped_decode_attention is worth running for these sizes on the
+/// pool's threads: its tasks are whole heads, so with fewer heads than
+/// threads and much work per head, the ops (which split each product over
+/// the threads) are faster.
+bool grouped_decode_pays(std::size_t heads, std::size_t rows, std::size_t m,
+                         std::size_t hd);
+
+// ---- memory (allocation.cpp) -----------------------------------------------------
+
+/// Called by the engine for every new tensor's array (`bytes` at `data`, not
+/// yet written). Sets how the C library keeps freed memory (once, on the
+/// first call) and asks Linux to back a large array with 2 MiB pages.
+/// Nothing computed depends on it.
+void apply_allocation_policy(void* data, std::size_t bytes);
+
+}  // namespace fast
+}  // namespace glassllm
