@@ -72,7 +72,7 @@ set_tests_properties(tokenizer_parity PROPERTIES TIMEOUT 300)
 set_tests_properties(cli_real_models PROPERTIES TIMEOUT 1500)
 
 # The docs quote examples/ and show their output; doccheck keeps them in step.
-add_executable(doccheck tools/doccheck.cpp)
+add_executable(doccheck tools/doccheck.cpp tools/doccheck_links.cpp)
 add_test(NAME docs_in_sync
   COMMAND doccheck ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 # doccheck's comparison rule itself, on the small pages in tests/data/doccheck/.
@@ -81,3 +81,6 @@ add_test(NAME doccheck_rule
 # ... and its check of relative links and anchors, on tests/data/doccheck/links/.
 add_test(NAME doccheck_links
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/doccheck_links.sh $<TARGET_FILE:doccheck>)
+# No page or script tells a reader to run make in the build folder (it is Ninja's).
+add_test(NAME docs_build_commands
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/docs_build_commands.sh ${PROJECT_SOURCE_DIR})
