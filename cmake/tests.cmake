@@ -84,3 +84,6 @@ add_test(NAME doccheck_links
 # No page or script tells a reader to run make in the build folder (it is Ninja's).
 add_test(NAME docs_build_commands
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/docs_build_commands.sh ${PROJECT_SOURCE_DIR})
+# scripts/lesson.sh runs a lesson plan's commands, as the page shows them.
+add_test(NAME lesson_runner
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/lesson_runner.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
