@@ -242,70 +242,22 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 
 // ---- running one ---------------------------------------------------------------
 
-const std::vector<std::string>& common_mistakes(int exercise) {
-  // Found by writing each exercise wrong on purpose and reading what its
-  // grader said (tests/test_exercises.cpp keeps several of them planted).
-  static const std::vector<std::vector<std::string>> hints{
-      {"mul: da is dout * b and db is dout * a (each input's gradient uses the OTHER "
-       "input)",
-       "exp: the derivative is the forward's output y = e^x: reuse `out`, do not take "
-       "exp(dout)",
-       "silu: d/dx = s * (1 + x * (1 - s)); s alone forgets that x also multiplies s"},
-      {"sum the leading axes the target lacks first, then the length-1 axes WITH "
-       "keepdims, so (4,2,3) -> (2,1) keeps its 1",
-       "an input of shape () (a scalar) needs every axis summed",
-       "each input's gradient must have that input's shape: sum dout * b back to "
-       "a.shape(), not to b's"},
-      {"mean: dx = dout / n, where n is the length of the reduced axis only",
-       "without keepdims, put the reduced axis back (length 1) before broadcasting dout "
-       "over it",
-       "max: only the entries equal to the max get gradient, split equally between ties"},
-      {"dx = y * (dout - sum(dout * y)), not dout * y * (1 - y): every output depends on "
-       "every input",
-       "the sum runs along the softmax axis, with keepdims, so it broadcasts back",
-       "use the forward's output y (softmax(x)), not x"},
-      {"da = dout @ b^T and db = a^T @ dout, where ^T swaps only the LAST two axes",
-       "broadcast batch axes: sum each gradient back to its input's shape (exercise 2)",
-       "the order matters: a^T @ dout, not dout @ a^T"},
-      {"each input head has n_rep copies: add all their gradients, do not keep one",
-       "copies of one head are neighbours ([0,0,1,1]): reshape dout to [B, Hkv, n_rep, "
-       "T, "
-       "D], not [B, n_rep, Hkv, T, D] (the tiled order)",
-       "sum over the n_rep axis (2 after that reshape), not over positions"},
-      {"dx = r * (dout - y * mean(dout * y)): the second term is the one usually lost",
-       "mean (divide by D), not sum, over the last axis",
-       "r = 1 / sqrt(mean(x^2) + eps): eps inside the square root, as in the forward"},
-      {"the backward uses the TRANSPOSE of rotate_half: concat(g2, -g1), not "
-       "concat(-g2, g1)",
-       "cos and sin belong to positions start .. start+T-1: pass `start` on",
-       "dx = dout * cos + rotate_half^T(dout * sin): cos with dout, sin inside"},
-      {"positions are axis 2 of [B, Hkv, m, hd]: concatenate there, not on the heads "
-       "(axis 1)",
-       "the result must be detached (the cache is for inference): detach() what you "
-       "store",
-       "held first, then fresh; and an undefined held means an empty cache: return "
-       "fresh"},
-      {"fold q so that row g*T + t of K/V head i is query head i*G + g (heads of a group "
-       "are neighbours), not g*Hkv + i",
-       "in the folded rows the query position is query_start + (row mod T), not the row "
-       "number: mask with that",
-       "scale the scores by 1/sqrt(hd) (head_dim, not d_model), and unfold back to [B, "
-       "H, "
-       "T, hd]"},
-  };
-  static const std::vector<std::string> none;
-  return exercise >= 1 && exercise <= int(hints.size()) ? hints[std::size_t(exercise - 1)]
-                                                        : none;
-}
-
 bool run_exercise(const Exercise& e, std::ostream& out) {
   out << "Exercise " << e.number << ": " << e.title << "\n";
   bool ok = false;
   try {
-    ok = e.grade(out);
-    if (!ok)
-      for (const std::string& hint : common_mistakes(e.number))
-        out << "  hint: " << hint << "\n";
+    // The report is kept to choose the hints by the checks that failed.
+    std::ostringstream report;
+    ok = e.grade(report);
+    out << report.str();
+    if (!ok) {
+      std::vector<std::string> hints = hints_for(e.number, report.str());
+      if (hints.empty()) {  // no check pointed to one: the usual mistakes
+        out << "  (the usual mistakes in this exercise)\n";
+        hints = common_mistakes(e.number);
+      }
+      for (const std::string& hint : hints) out << "  hint: " << hint << "\n";
+    }
   } catch (const NotImplemented& ex) {
     out << "  " << ex.what() << " (fill in the TODOs of " << e.name << ".cpp)\n";
   } catch (const std::exception& ex) {
