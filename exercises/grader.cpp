@@ -135,7 +135,7 @@ bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& my_softmax,
   c.grad("(3,5) axis -1", [&](const auto& in) { return my_softmax(in[0], -1); }, {x});
   c.grad("(2,3,4) axis 1", [&](const auto& in) { return my_softmax(in[0], 1); }, {y});
   c.grad("(2,3,4) axis 0", [&](const auto& in) { return my_softmax(in[0], 0); }, {y});
-  c.grad("my_softmax(x) * x: used twice",
+  c.grad("softmax(x) * x: used twice",
          [&](const auto& in) { return my_softmax(in[0], -1) * in[0]; }, {x});
   return c.passed();
 }
@@ -214,7 +214,7 @@ bool grade_rmsnorm(const std::function<Tensor(const Tensor&, double)>& my_rmsnor
   c.grad("(2,3,8) eps 1e-5", [&](const auto& in) { return my_rmsnorm(in[0], 1e-5); },
          {x});
   c.grad("(4,6) eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); }, {y});
-  c.grad("my_rmsnorm(x) * x: used twice",
+  c.grad("rmsnorm(x) * x: used twice",
          [&](const auto& in) { return my_rmsnorm(in[0], 1e-5) * in[0]; }, {y});
   return c.passed();
 }
@@ -242,26 +242,53 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 
 // ---- running one ---------------------------------------------------------------
 
+namespace {
+
+// A report line wider than a projector shows (100 columns) is broken at
+// spaces; its continuation lines are indented 4 more than the line.
+std::string wrapped(const std::string& text, std::size_t width = 100) {
+  std::ostringstream out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t indent = line.find_first_not_of(' ') + 4;
+    while (line.size() > width) {
+      std::size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= indent) break;  // one long word: leave it
+      out << line.substr(0, cut) << "\n";
+      line = std::string(indent, ' ') + line.substr(line.find_first_not_of(' ', cut));
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
 bool run_exercise(const Exercise& e, std::ostream& out) {
   out << "Exercise " << e.number << ": " << e.title << "\n";
   bool ok = false;
+  // The report is kept whole (one line per check) to choose the hints by the
+  // checks that failed, then printed wrapped to 100 columns.
+  std::ostringstream report;
   try {
-    // The report is kept to choose the hints by the checks that failed.
-    std::ostringstream report;
     ok = e.grade(report);
-    out << report.str();
     if (!ok) {
       std::vector<std::string> hints = hints_for(e.number, report.str());
+      std::string listed;
       if (hints.empty()) {  // no check pointed to one: the usual mistakes
-        out << "  (the usual mistakes in this exercise)\n";
+        listed = "  (the usual mistakes in this exercise)\n";
         hints = common_mistakes(e.number);
       }
-      for (const std::string& hint : hints) out << "  hint: " << hint << "\n";
+      for (const std::string& hint : hints) listed += "  hint: " + hint + "\n";
+      out << wrapped(report.str() + listed);
+    } else {
+      out << wrapped(report.str());
     }
   } catch (const NotImplemented& ex) {
-    out << "  " << ex.what() << " (fill in the TODOs of " << e.name << ".cpp)\n";
+    out << wrapped(report.str() + "  " + ex.what() + " (fill in the TODOs of " + e.name +
+                   ".cpp)\n");
   } catch (const std::exception& ex) {
-    out << "  error: " << ex.what() << "\n";
+    out << wrapped(report.str() + "  error: " + ex.what() + "\n");
   }
   out << "Exercise " << e.number << " (" << e.name << "): " << (ok ? "PASS" : "FAIL")
       << "\n";

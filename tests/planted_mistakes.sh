@@ -15,8 +15,14 @@ while IFS= read -r line; do
   hint=${line##*"$sep"}
   out=$("$grader" "$n" 2>&1) && fail "exercise $n passed with its planted mistake: $out"
   grep -q "^Exercise $n (.*): FAIL$" <<<"$out" || fail "exercise $n: no FAIL verdict: $out"
-  grep -F "  hint: " <<<"$out" | grep -qF -- "$hint" ||
+  # The report is wrapped at 100 columns: join each hint with its continuation lines.
+  hints=$(awk '/^  hint: /{if (h != "") print h; h = $0; next}
+    /^      / && h != "" {sub(/^ +/, ""); h = h " " $0; next}
+    {if (h != "") print h; h = ""} END {if (h != "") print h}' <<<"$out")
+  grep -qF -- "$hint" <<<"$hints" ||
     fail "exercise $n: no hint naming the planted mistake ('$hint'): $out"
+  wide=$(awk 'length > 100' <<<"$out")
+  [ -z "$wide" ] || fail "exercise $n: lines over 100 columns: $wide"
   # Chosen, not the whole list: fewer hints than the exercise has.
   [ "$(grep -c '  hint: ' <<<"$out")" -lt 4 ] || fail "exercise $n printed every hint: $out"
   count=$((count + 1))
