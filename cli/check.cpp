@@ -17,6 +17,7 @@ struct CheckArgs {
   std::string dir;
   std::size_t prompt_len = 8, steps = 8;
   bool allow_nonfinite = false;
+  bool wide = false;  // one line per check, 124 columns; else 2 lines within 100
 };
 
 int check(const CheckArgs& a) {
@@ -33,11 +34,22 @@ int check(const CheckArgs& a) {
   opt.steps = a.steps;
   std::vector<CheckLine> lines = check_model(ckpt.model, opt);
   int failed = 0;
-  std::printf("%-36s %-58s %10s %9s  %s\n", "check (float64)", "compared", "max diff",
-              "tolerance", "result");
+  // A projector wraps lines past about 100 columns: by default what was
+  // compared goes on its own line under each check.
+  if (a.wide)
+    std::printf("%-36s %-58s %10s %9s  %s\n", "check (float64)", "compared", "max diff",
+                "tolerance", "result");
+  else
+    std::printf("%-36s %10s %9s  %s\n", "check (float64)", "max diff", "tolerance",
+                "result");
   for (const CheckLine& l : lines) {
-    std::printf("%-36s %-58s %10.2e %9.0e  %s\n", l.name.c_str(), l.detail.c_str(),
-                l.max_diff, l.tolerance, l.passed ? "PASS" : "FAIL");
+    const char* result = l.passed ? "PASS" : "FAIL";
+    if (a.wide)
+      std::printf("%-36s %-58s %10.2e %9.0e  %s\n", l.name.c_str(), l.detail.c_str(),
+                  l.max_diff, l.tolerance, result);
+    else
+      std::printf("%-36s %10.2e %9.0e  %s\n    compared: %s\n", l.name.c_str(),
+                  l.max_diff, l.tolerance, result, l.detail.c_str());
     failed += !l.passed;
   }
   std::printf("%zu passed, %d failed\n", lines.size() - std::size_t(failed), failed);
@@ -57,6 +69,8 @@ Command register_check(CLI::App& app) {
   add_whole(sub, "--prompt-len", args->prompt_len, "Tokens prefilled", 1, kMaxSize);
   add_whole(sub, "--steps", args->steps, "Decode steps compared", 0, kMaxSize);
   add_allow_nonfinite(sub, args->allow_nonfinite);
+  sub->add_flag("--wide", args->wide,
+                "One line per check, what was compared in a column (124 columns)");
   return {sub, [args] { return check(*args); }};
 }
 

@@ -148,7 +148,7 @@ int memory(const MemoryArgs& a) {
   StepFigures grp = decode_step(s, Attention::grouped);
 
   std::printf(
-      "One decode step, batch 1: %zu layers, %zu query heads, %zu K/V heads (G = %zu), "
+      "One decode step, batch 1: %zu layers, %zu query heads, %zu K/V heads (G = %zu),\n"
       "head_dim %zu, context %zu, %s%s\n",
       s.layers, s.heads, s.kv_heads, s.heads / s.kv_heads, s.head_dim, s.ctx,
       dtype.c_str(), dtype_origin.c_str());

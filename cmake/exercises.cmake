@@ -9,7 +9,8 @@
 # exercises); they exist once exercises/student/ holds a file.
 set(GLASSLLM_EXERCISES ex01_elementwise ex02_broadcasting ex03_reductions ex04_softmax
   ex05_matmul ex06_repeat_kv ex07_rmsnorm ex08_rope ex09_kv_cache ex10_grouped_attention)
-add_library(glassllm_grader STATIC exercises/grader.cpp exercises/grader_model.cpp)
+add_library(glassllm_grader STATIC exercises/grader.cpp exercises/grader_model.cpp
+  exercises/hints.cpp)
 target_include_directories(glassllm_grader PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(glassllm_grader PUBLIC glassllm)
 if(GLASSLLM_TESTS)
@@ -75,3 +76,29 @@ foreach(ex ${GLASSLLM_EXERCISES})
     set_tests_properties(${tag} PROPERTIES LABELS "${tag};exercises")
   endif()
 endforeach()
+# The solutions with one typical mistake each planted (tests/planted_mistakes.txt):
+# every grader must fail them and print the hint that names the mistake.
+if(GLASSLLM_HAVE_SOLUTIONS AND GLASSLLM_TESTS)
+  set(planted_sources)
+  foreach(ex ${GLASSLLM_EXERCISES})
+    list(APPEND planted_sources ${PROJECT_BINARY_DIR}/planted/${ex}.cpp)
+  endforeach()
+  list(TRANSFORM GLASSLLM_EXERCISES PREPEND ${PROJECT_SOURCE_DIR}/exercises/solutions/
+    OUTPUT_VARIABLE solution_files)
+  list(TRANSFORM solution_files APPEND .cpp)
+  add_custom_command(OUTPUT ${planted_sources}
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/plant_mistakes.sh ${PROJECT_SOURCE_DIR}
+      ${PROJECT_BINARY_DIR}/planted
+    DEPENDS ${solution_files} ${PROJECT_SOURCE_DIR}/tests/planted_mistakes.txt
+      ${PROJECT_SOURCE_DIR}/tests/plant_mistakes.sh
+    COMMENT "Planting one mistake in each exercise's solution")
+  add_executable(glassllm_exercises_planted $<TARGET_OBJECTS:glassllm_grade_main>
+    ${planted_sources})
+  target_link_libraries(glassllm_exercises_planted PRIVATE glassllm_grader)
+  set_target_properties(glassllm_exercises_planted PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/exercises)
+  add_test(NAME planted_mistakes
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/planted_mistakes.sh ${PROJECT_SOURCE_DIR}
+      $<TARGET_FILE:glassllm_exercises_planted>)
+  set_tests_properties(planted_mistakes PROPERTIES LABELS solutions)
+endif()

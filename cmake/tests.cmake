@@ -72,7 +72,7 @@ set_tests_properties(tokenizer_parity PROPERTIES TIMEOUT 300)
 set_tests_properties(cli_real_models PROPERTIES TIMEOUT 1500)
 
 # The docs quote examples/ and show their output; doccheck keeps them in step.
-add_executable(doccheck tools/doccheck.cpp)
+add_executable(doccheck tools/doccheck.cpp tools/doccheck_links.cpp)
 add_test(NAME docs_in_sync
   COMMAND doccheck ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 # doccheck's comparison rule itself, on the small pages in tests/data/doccheck/.
@@ -88,3 +88,9 @@ add_test(NAME layer_check_fixtures
   COMMAND ${CMAKE_COMMAND} -DCHECKER=${PROJECT_SOURCE_DIR}/cmake/check_layers.cmake
     -DWORK=${PROJECT_BINARY_DIR}/layer_check_fixtures
     -P ${PROJECT_SOURCE_DIR}/tests/check_layers_fixtures.cmake)
+# No page or script tells a reader to run make in the build folder (it is Ninja's).
+add_test(NAME docs_build_commands
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/docs_build_commands.sh ${PROJECT_SOURCE_DIR})
+# scripts/lesson.sh runs a lesson plan's commands, as the page shows them.
+add_test(NAME lesson_runner
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/lesson_runner.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})

@@ -72,8 +72,8 @@ int main() {
       zeros_agree =
           zeros_agree && probs.at({0, 0, t, j}) == 0 && probs2.at({0, 0, t, j}) == 0;
   std::printf(
-      "softmax(masked_fill(scores, mask, -inf)): max difference %.1e, "
-      "hidden entries exactly 0 in both: %s\n",
+      "softmax(masked_fill(scores, mask, -inf)): max difference %.1e,\n"
+      "  hidden entries exactly 0 in both: %s\n",
       diff, zeros_agree ? "yes" : "no");
   // doc:end masked_fill
 

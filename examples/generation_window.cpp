@@ -58,14 +58,14 @@ int main() {
       how = "prefill the prompt";
       held = P;
     } else if (held == L) {
-      how = "cache full: re-run window from position 0";
+      how = "cache full: re-run window from 0";
     } else {
       how = "one token through the cache";
       ++held;
     }
     all_equal = all_equal && best == out[n];
     std::printf(
-        "step %2zu: %2zu tokens, window %2zu..%2zu, %-42s -> %2lld  fresh argmax %2lld "
+        "step %2zu: %2zu tokens, window %2zu..%2zu, %-35s -> %2lld  fresh argmax %2lld "
         "%s\n",
         s + 1, n, from, n - 1, how, (long long)out[n], (long long)best,
         best == out[n] ? "ok" : "DIFFERENT");

@@ -80,7 +80,7 @@ int main() {
                           dtype_size(dtype);  // 2 * L * B * m * Hkv * hd * bytes
     std::printf(
         "%s, 128 positions: cache %zu KiB (formula %zu KiB; with 4 K/V heads "
-        "%zu KiB); repeat_kv copies %zu KiB per forward, grouped 0\n",
+        "%zu KiB);\n  repeat_kv copies %zu KiB per forward, grouped 0\n",
         dtype_name(dtype), cache_bytes / 1024, formula / 1024,
         formula * H / cfg.n_kv_heads / 1024, copied / 1024);
   }

@@ -31,7 +31,7 @@ int main() {
         {x}, GradCheckOptions{}, "softplus");
     const InputCheck& c = r.inputs[0];
     std::printf(
-        "%s backward: %s, max abs err %.1e, worst index (%zu,%zu): "
+        "%s backward: %s, max abs err %.1e, worst at (%zu,%zu): "
         "analytic %.6f vs numeric %.6f\n",
         correct ? "correct" : "wrong  ", r.passed ? "PASS" : "FAIL", c.max_abs_err,
         c.worst_index[0], c.worst_index[1], c.analytic, c.numeric);

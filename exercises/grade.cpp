@@ -35,7 +35,7 @@ bool built_for_this_tree(std::ostream& err) {
   const fs::path tree = here.parent_path();
   err << "This grader was built in " << built.string() << " for the sources in "
       << GLASSLLM_GRADER_SOURCE_DIR << ", but it runs from " << here.string()
-      << ".\nThe tree was copied after it was configured, so `make -C build` would "
+      << ".\nThe tree was copied after it was configured, so `cmake --build build` would "
          "compile the original's exercises/student/, never yours.\nConfigure the copy "
          "once, then grade:\n  rm -rf "
       << here.string() << "\n  cmake -S " << tree.string() << " -B " << here.string()

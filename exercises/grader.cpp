@@ -135,7 +135,7 @@ bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& my_softmax,
   c.grad("(3,5) axis -1", [&](const auto& in) { return my_softmax(in[0], -1); }, {x});
   c.grad("(2,3,4) axis 1", [&](const auto& in) { return my_softmax(in[0], 1); }, {y});
   c.grad("(2,3,4) axis 0", [&](const auto& in) { return my_softmax(in[0], 0); }, {y});
-  c.grad("my_softmax(x) * x: used twice",
+  c.grad("softmax(x) * x: used twice",
          [&](const auto& in) { return my_softmax(in[0], -1) * in[0]; }, {x});
   return c.passed();
 }
@@ -214,7 +214,7 @@ bool grade_rmsnorm(const std::function<Tensor(const Tensor&, double)>& my_rmsnor
   c.grad("(2,3,8) eps 1e-5", [&](const auto& in) { return my_rmsnorm(in[0], 1e-5); },
          {x});
   c.grad("(4,6) eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); }, {y});
-  c.grad("my_rmsnorm(x) * x: used twice",
+  c.grad("rmsnorm(x) * x: used twice",
          [&](const auto& in) { return my_rmsnorm(in[0], 1e-5) * in[0]; }, {y});
   return c.passed();
 }
@@ -242,74 +242,53 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 
 // ---- running one ---------------------------------------------------------------
 
-const std::vector<std::string>& common_mistakes(int exercise) {
-  // Found by writing each exercise wrong on purpose and reading what its
-  // grader said (tests/test_exercises.cpp keeps several of them planted).
-  static const std::vector<std::vector<std::string>> hints{
-      {"mul: da is dout * b and db is dout * a (each input's gradient uses the OTHER "
-       "input)",
-       "exp: the derivative is the forward's output y = e^x: reuse `out`, do not take "
-       "exp(dout)",
-       "silu: d/dx = s * (1 + x * (1 - s)); s alone forgets that x also multiplies s"},
-      {"sum the leading axes the target lacks first, then the length-1 axes WITH "
-       "keepdims, so (4,2,3) -> (2,1) keeps its 1",
-       "an input of shape () (a scalar) needs every axis summed",
-       "each input's gradient must have that input's shape: sum dout * b back to "
-       "a.shape(), not to b's"},
-      {"mean: dx = dout / n, where n is the length of the reduced axis only",
-       "without keepdims, put the reduced axis back (length 1) before broadcasting dout "
-       "over it",
-       "max: only the entries equal to the max get gradient, split equally between ties"},
-      {"dx = y * (dout - sum(dout * y)), not dout * y * (1 - y): every output depends on "
-       "every input",
-       "the sum runs along the softmax axis, with keepdims, so it broadcasts back",
-       "use the forward's output y (softmax(x)), not x"},
-      {"da = dout @ b^T and db = a^T @ dout, where ^T swaps only the LAST two axes",
-       "broadcast batch axes: sum each gradient back to its input's shape (exercise 2)",
-       "the order matters: a^T @ dout, not dout @ a^T"},
-      {"each input head has n_rep copies: add all their gradients, do not keep one",
-       "copies of one head are neighbours ([0,0,1,1]): reshape dout to [B, Hkv, n_rep, "
-       "T, "
-       "D], not [B, n_rep, Hkv, T, D] (the tiled order)",
-       "sum over the n_rep axis (2 after that reshape), not over positions"},
-      {"dx = r * (dout - y * mean(dout * y)): the second term is the one usually lost",
-       "mean (divide by D), not sum, over the last axis",
-       "r = 1 / sqrt(mean(x^2) + eps): eps inside the square root, as in the forward"},
-      {"the backward uses the TRANSPOSE of rotate_half: concat(g2, -g1), not "
-       "concat(-g2, g1)",
-       "cos and sin belong to positions start .. start+T-1: pass `start` on",
-       "dx = dout * cos + rotate_half^T(dout * sin): cos with dout, sin inside"},
-      {"positions are axis 2 of [B, Hkv, m, hd]: concatenate there, not on the heads "
-       "(axis 1)",
-       "the result must be detached (the cache is for inference): detach() what you "
-       "store",
-       "held first, then fresh; and an undefined held means an empty cache: return "
-       "fresh"},
-      {"fold q so that row g*T + t of K/V head i is query head i*G + g (heads of a group "
-       "are neighbours), not g*Hkv + i",
-       "in the folded rows the query position is query_start + (row mod T), not the row "
-       "number: mask with that",
-       "scale the scores by 1/sqrt(hd) (head_dim, not d_model), and unfold back to [B, "
-       "H, "
-       "T, hd]"},
-  };
-  static const std::vector<std::string> none;
-  return exercise >= 1 && exercise <= int(hints.size()) ? hints[std::size_t(exercise - 1)]
-                                                        : none;
+namespace {
+
+// A report line wider than a projector shows (100 columns) is broken at
+// spaces; its continuation lines are indented 4 more than the line.
+std::string wrapped(const std::string& text, std::size_t width = 100) {
+  std::ostringstream out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t indent = line.find_first_not_of(' ') + 4;
+    while (line.size() > width) {
+      std::size_t cut = line.rfind(' ', width);
+      if (cut == std::string::npos || cut <= indent) break;  // one long word: leave it
+      out << line.substr(0, cut) << "\n";
+      line = std::string(indent, ' ') + line.substr(line.find_first_not_of(' ', cut));
+    }
+    out << line << "\n";
+  }
+  return out.str();
 }
+
+}  // namespace
 
 bool run_exercise(const Exercise& e, std::ostream& out) {
   out << "Exercise " << e.number << ": " << e.title << "\n";
   bool ok = false;
+  // The report is kept whole (one line per check) to choose the hints by the
+  // checks that failed, then printed wrapped to 100 columns.
+  std::ostringstream report;
   try {
-    ok = e.grade(out);
-    if (!ok)
-      for (const std::string& hint : common_mistakes(e.number))
-        out << "  hint: " << hint << "\n";
+    ok = e.grade(report);
+    if (!ok) {
+      std::vector<std::string> hints = hints_for(e.number, report.str());
+      std::string listed;
+      if (hints.empty()) {  // no check pointed to one: the usual mistakes
+        listed = "  (the usual mistakes in this exercise)\n";
+        hints = common_mistakes(e.number);
+      }
+      for (const std::string& hint : hints) listed += "  hint: " + hint + "\n";
+      out << wrapped(report.str() + listed);
+    } else {
+      out << wrapped(report.str());
+    }
   } catch (const NotImplemented& ex) {
-    out << "  " << ex.what() << " (fill in the TODOs of " << e.name << ".cpp)\n";
+    out << wrapped(report.str() + "  " + ex.what() + " (fill in the TODOs of " + e.name +
+                   ".cpp)\n");
   } catch (const std::exception& ex) {
-    out << "  error: " << ex.what() << "\n";
+    out << wrapped(report.str() + "  error: " + ex.what() + "\n");
   }
   out << "Exercise " << e.number << " (" << e.name << "): " << (ok ? "PASS" : "FAIL")
       << "\n";

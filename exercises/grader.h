@@ -47,12 +47,16 @@ struct Exercise {
   std::function<bool(std::ostream&)> grade;
 };
 
-/// The three most common mistakes in exercise N (1-10), one line each; a
-/// failing exercise prints them as "hint:" lines.
-const std::vector<std::string>& common_mistakes(int exercise);
+/// The usual mistakes in exercise N (1-10), one line each (hints.cpp).
+std::vector<std::string> common_mistakes(int exercise);
+
+/// The hints for exercise N that the checks failed in `report` (a grader's
+/// output) point to: a failing exercise prints them as "hint:" lines, or all
+/// of common_mistakes when no failed check points to one.
+std::vector<std::string> hints_for(int exercise, const std::string& report);
 
 /// Prints "Exercise N: title", runs the grader and prints the verdict (with
-/// the hints of common_mistakes when it fails). An
+/// the hints of hints_for when it fails). An
 /// unfinished exercise (NotImplemented) prints its message, "Exercise N: not
 /// implemented", and fails; any other exception fails with its message.
 bool run_exercise(const Exercise& exercise, std::ostream& out);

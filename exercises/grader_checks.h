@@ -154,16 +154,17 @@ class Checker {
              << "): analytic = backward(), numeric = "
                 "central differences\n";
         char head[200];
-        std::snprintf(head, sizeof head, "  %-30s %5s %-12s %-11s %12s %12s %8s %8s\n",
-                      "case", "input", "shape", "worst index", "analytic", "numeric",
-                      "abs err", "rel err");
+        // 100 columns for a case name of up to 28 characters (a projector).
+        std::snprintf(head, sizeof head, "  %-28s %3s %-10s %-10s %10s %10s %7s %7s\n",
+                      "case", "in", "shape", "worst at", "analytic", "numeric", "abs err",
+                      "rel err");
         out_ << head;
         table_ = true;
       }
       for (const InputCheck& c : r.inputs) {
         char row[240];
         std::snprintf(row, sizeof row,
-                      "  %-30s %5zu %-12s %-11s %12.6f %12.6f %8.1e %8.1e  %s\n",
+                      "  %-28s %3zu %-10s %-10s %10.6f %10.6f %7.1e %7.1e  %s\n",
                       name.c_str(), c.input, shape_str(c.shape).c_str(),
                       index_str(c.worst_index).c_str(), c.analytic, c.numeric,
                       c.max_abs_err, c.max_rel_err, c.passed ? "PASS" : "FAIL");

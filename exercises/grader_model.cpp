@@ -174,6 +174,12 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
       "cache of 2, queries at 2..4: == repeat_kv",
       [&] { return my_attention(q, k5, v5, 2, 0); }, reference_attention(q, k5, v5, 2, 0),
       1e-12);
+  // Queries after every key (query_start 10, keys at 0..4): nothing is
+  // masked, so only the folding and the scale can make this one wrong.
+  c.close(
+      "queries after every key: == repeat_kv",
+      [&] { return my_attention(q, k5, v5, 10, 0); },
+      reference_attention(q, k5, v5, 10, 0), 1e-12);
   c.guarded("K and V are not copied", [&] {
     Tensor qg = q.detach().requires_grad_();
     bool copies = graph_has(my_attention(qg, k5, v5, 2, 0), "repeat_kv");

@@ -4,7 +4,7 @@
 # already there that differs from the stub is kept as FILE.bak.
 #   exercises/reset.sh all     # the first time: copy every stub
 #   exercises/reset.sh 6       # start exercise 6 again
-# Then rebuild (make -C build) and grade: ctest --test-dir build -L ex06.
+# Then rebuild (cmake --build build) and grade: ctest --test-dir build -L ex06.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ $# -ne 1 || ! ( $1 == all || $1 =~ ^[0-9]+$ ) ]]; then

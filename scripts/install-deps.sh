@@ -2,12 +2,12 @@
 # Makes sure this machine has what GlassLM needs for one purpose:
 #
 #   install-deps.sh run    build and run (scripts/run.sh): compiler, CMake,
-#                          Ninja, the header libraries, ICU; OpenBLAS on Linux
+#                          Ninja, the header libraries, ICU, OpenBLAS on Linux,
+#                          emscripten (the live inspector's engine,
+#                          scripts/build-wasm.sh)
 #   install-deps.sh test   the same plus the test tools (scripts/test.sh):
 #                          doctest, valijson, Node.js with npm, Chromium, ccache,
-#                          emscripten (the live inspector's engine,
-#                          scripts/build-wasm.sh), and the viewer's npm packages
-#                          (playwright-core, prettier)
+#                          and the viewer's npm packages (playwright-core, prettier)
 #   install-deps.sh fuzz   clang and its libFuzzer runtime (fuzz/run.sh)
 #
 # It looks first and installs nothing when everything is there (no root
@@ -63,6 +63,8 @@ requirements_run=(
   "xtensor-blas (header-only; no Fedora or Homebrew package found: install it from its source)|have_header xtensor-blas/xlinalg.hpp|libxtensor-blas-dev|-|-"
   "ICU|have_header unicode/regex.h|libicu-dev|libicu-devel|icu4c"
   "mimalloc (the glassllm tool's allocator: cli/allocator.cpp)|have_header mimalloc.h|libmimalloc-dev|mimalloc-devel|mimalloc"
+  "emscripten (the live inspector's engine: scripts/build-wasm.sh)|have_command emcmake|emscripten|emscripten|emscripten"
+  "acorn (Debian's emscripten runs it from /usr/share/nodejs)|have_acorn|node-acorn|-|-"
 )
 # OpenBLAS does the matrix products on Linux, opened at run time by the
 # engine and linked by glassllm/reference/ (macOS uses Accelerate, and
@@ -77,8 +79,6 @@ requirements_test=(
   "npm|have_command npm|npm|npm|-"
   "Chromium|[ -x \"\${CHROMIUM:-/usr/bin/chromium}\" ]|chromium|chromium|--cask chromium"
   "ccache|have_command ccache|ccache|ccache|ccache"
-  "emscripten (the live inspector's engine)|have_command emcmake|emscripten|emscripten|emscripten"
-  "acorn (Debian's emscripten runs it from /usr/share/nodejs)|have_acorn|node-acorn|-|-"
   "PyTorch (the reference of tests/cli_real_models.sh)|/usr/bin/python3 -c 'import torch, numpy'|python3-torch|python3-torch|-"
 )
 requirements_fuzz=(

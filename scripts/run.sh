@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The README's first command: install what building and running need (only
-# that: no test tools), build, check every op's gradient, run the bundled
-# model on a default prompt, and trace it into the attention inspector (one
-# self-contained page).
+# that: no test tools), build (the inspector's WebAssembly engine first, so
+# the page it leaves can run the model), check every op's gradient, run the
+# bundled model on a default prompt, and trace it into the attention
+# inspector (one self-contained page).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh run
+bash scripts/build-wasm.sh
 bash scripts/build.sh -DGLASSLLM_TESTS=OFF
 ./build/glassllm gradcheck
 echo
@@ -17,3 +19,6 @@ mkdir -p out
 echo
 echo "The attention inspector, with that run inside (open it in a browser, offline):"
 echo "  $(pwd)/out/inspector.html"
+echo
+echo "The lessons (docs/teaching/) type ./build/glassllm from this folder. To type"
+echo "glassllm anywhere: cmake --install build --prefix ~/.local   (puts it in ~/.local/bin)"

@@ -9,6 +9,13 @@ out=$("$bin" gradcheck --op softmax) || fail "gradcheck --op softmax exited $?"
 echo "$out" | head -1 | grep -q "max abs err" || fail "no table header: $out"
 [ "$(echo "$out" | grep -c '^softmax ')" -eq 2 ] || fail "expected two softmax rows: $out"
 echo "$out" | grep -q "^2 passed, 0 failed" || fail "no summary: $out"
+# Every op's table fits a projector (100 columns); --wide adds the input shapes.
+out=$("$bin" gradcheck) || fail "gradcheck exited $?"
+wide=$(echo "$out" | awk 'length > 100')
+[ -z "$wide" ] || fail "gradcheck prints lines over 100 columns: $wide"
+out=$("$bin" gradcheck --op softmax --wide) || fail "gradcheck --wide exited $?"
+echo "$out" | grep -qE '^softmax +\(4,3\) axis 0 +\(4,3\) +[0-9.e-]+ +[0-9.e-]+  PASS$' ||
+  fail "--wide has no input shapes column: $out"
 
 # An unknown op: one line on stderr naming it, non-zero exit, nothing on stdout.
 err=$("$bin" gradcheck --op nosuchop 2>&1 >/dev/null); status=$?

@@ -43,6 +43,13 @@ one_line_error "3 tokens but 2 targets" "$bin" grads "$work/tiny" --tokens 4,5,6
 # check: four PASS lines, exit 0.
 out=$("$bin" check "$work/tiny" --prompt-len 5 --steps 6) || fail "check failed: $out"
 [ "$(echo "$out" | grep -c 'PASS$')" -eq 4 ] || fail "check lines: $out"
+# It fits a projector (100 columns): what was compared under each check.
+[ -z "$(echo "$out" | awk 'length > 100')" ] || fail "check prints over 100 columns: $out"
+[ "$(echo "$out" | grep -c '^    compared: ')" -eq 4 ] || fail "check's compared lines: $out"
+# --wide: one line per check, what was compared in a column.
+out=$("$bin" check "$work/tiny" --prompt-len 5 --steps 6 --wide) || fail "check --wide: $out"
+echo "$out" | grep -qE '^incremental == full +prompt 5 \+ 6 decode steps, every logit +[0-9.e+-]+ +1e-10  PASS$' ||
+  fail "check --wide: $out"
 one_line_error "must be between 1 and max_len 16" "$bin" check "$work/tiny" --prompt-len 10 --steps 10
 
 # generate: greedy is deterministic and starts with the prompt.

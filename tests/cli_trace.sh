@@ -68,6 +68,7 @@ one_line_error "--prompt is empty" "$bin" trace "$work/m" --prompt "" --out "$wo
 # repeats, 960 MiB, 1.88 GiB written + read).
 out=$("$bin" memory --preset exaone-4.0-1.2b) || fail "memory: $out"
 echo "$out"
+[ -z "$(echo "$out" | awk 'length > 100')" ] || fail "memory prints over 100 columns: $out"
 echo "$out" | grep -qF "context 4096, float16 (the preset's dtype; --dtype to change)" \
   || fail "preset dtype not in the header"
 echo "$out" | grep -qE "total +240.00 MiB +recorded 240.00 MiB" || fail "cache total"

@@ -28,6 +28,19 @@ echo "$out" | grep -q "^finished 20 steps: saved $work/run" || fail "final line:
 grep -q '"tokens_per_s"' "$work/run/metrics.jsonl" || fail "no tokens_per_s"
 [ ! -e "$work/run.saving" ] && [ ! -e "$work/run.previous" ] || fail "save left a folder behind"
 
+# --out a/b/run in a folder without a/: train makes the folders above the
+# run, and the lock and the mark work there as in an existing folder.
+out=$("$bin" train --task copy --out "$work/a/b/run" --steps 2 --eval-every 0 \
+  "${tiny[@]}") || fail "train --out a/b/run: $out"
+[ -f "$work/a/b/run/trainer_state.json" ] || fail "--out a/b/run wrote no run"
+[ -f "$work/a/b/run.lock" ] || fail "--out a/b/run has no lock file beside it"
+[ -f "$work/a/b/run/.glassllm-run" ] || fail "--out a/b/run has no run-folder mark"
+one_line_error "a training run exists; pass --resume to continue it or choose another --out" \
+  "$bin" train --task copy --out "$work/a/b/run" "${tiny[@]}"
+touch "$work/file"
+one_line_error "cannot make the folder $work/file/b for the run" \
+  "$bin" train --task copy --out "$work/file/b/run" "${tiny[@]}"
+
 # The run is a checkpoint like any other.
 "$bin" generate "$work/run" --prompt "C ab=" --max-new-tokens 3 >/dev/null || fail "generate"
 ev=$("$bin" eval "$work/run" --batches 2) || fail "eval"

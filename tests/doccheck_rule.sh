@@ -15,7 +15,7 @@ out=$("$doccheck" "$data/pass" "$data/build" 2>&1) || fail "pass page reported s
 out=$("$doccheck" "$data/fail" "$data/build" 2>&1) && fail "fail page passed: $out"
 grep -qx "doccheck: 9 blocks, 9 stale" <<<"$out" || fail "fail page: $out"
 # Each stale block is named by the line of its opening fence.
-for line in 7 14 25 36 45 56 66 75 80; do
+for line in 6 13 24 35 44 55 65 74 80; do
   grep -q "page.md:$line: block" <<<"$out" || fail "block at line $line not reported: $out"
 done
 
@@ -42,8 +42,27 @@ grep -qx "doccheck: 4 blocks, 4 stale" <<<"$out" || fail "training fail page: $o
 
 # A bad rounding level in a marker: one line naming the file, the value and what is allowed.
 mkdir -p "$work/bad/docs"
-printf '<!-- output: examples/numbers.cpp, rounding level below tiny -->\n```text\n```\n' \
+printf '```console rounding level below tiny\n$ ./build/examples/numbers\n```\n' \
   >"$work/bad/docs/page.md"
 one_line_error "page.md:1: rounding level 'tiny' is not a positive number (e.g. 1e-4)" \
   "$doccheck" "$work/bad" "$data/build"
+
+# The old hidden markers are refused: the command must be visible.
+mkdir -p "$work/hidden/docs"
+printf '<!-- output: examples/numbers.cpp -->\n```text\n```\n' >"$work/hidden/docs/page.md"
+one_line_error "page.md:1: hidden command marker '<!-- output: examples/numbers.cpp -->...'; show the command instead, as the first line of a \`\`\`console block: \$ ./build/..." \
+  "$doccheck" "$work/hidden" "$data/build"
+
+# A lesson plan's command block wider than a projector (100 columns) fails.
+mkdir -p "$work/wide/docs/teaching"
+{
+  printf '```console\n$ ./build/examples/numbers\n'
+  "$data/build/examples/numbers"
+  printf '```\n'
+} >"$work/wide/docs/teaching/lesson.md"
+"$doccheck" "$work/wide" "$data/build" >/dev/null 2>&1 || fail "a lesson's narrow block failed"
+sed -i 's/^loss 4.5911 after 12 steps in float64$/&&&/' "$work/wide/docs/teaching/lesson.md"
+out=$("$doccheck" "$work/wide" "$data/build" 2>&1) && fail "a 111-column lesson line passed: $out"
+grep -q "lesson.md:5: 111 columns; a lesson's command must print at most 100" <<<"$out" ||
+  fail "the wide line was not named: $out"
 echo "doccheck_rule: OK"

@@ -1,29 +1,31 @@
 // doccheck: keeps the code and output shown in docs/ equal to the programs in
-// examples/ and to what they print.
+// examples/ and to what the commands print.
 //
 // In a docs page, a fenced block preceded by
 //     <!-- quote: examples/NAME.cpp#REGION -->
 // must equal the lines of examples/NAME.cpp between `// doc:begin REGION` and
-// `// doc:end REGION` (the markers themselves excluded), and a fenced block
-// preceded by
-//     <!-- output: examples/NAME.cpp -->
-// must match what the built program BUILD/examples/NAME prints on stdout.
+// `// doc:end REGION` (the markers themselves excluded). A block that opens
+// with ```console and whose first line is a command as a reader types it,
+//     $ ./build/examples/NAME        or      $ ./build/glassllm ARGS
+// must continue with what that command prints (see command_output).
 // "Match" is the rule in docs/README.md, "Contributing to the docs": text
 // exactly, floating-point numbers by their size (floats_match() below). The
-// marker may raise the rounding level for one block:
-//     <!-- output: examples/NAME.cpp, rounding level below 1e-4 -->
+// fence may raise the rounding level for one block:
+//     ```console rounding level below 1e-4
+// A training run's figures differ from machine to machine, so its block is
+// checked by a looser rule (training_lines_match). In docs/teaching/ (the
+// lesson plans, shown on a projector) no line of a command block may be
+// wider than 100 columns.
 //
 // Usage: doccheck SOURCE_DIR BUILD_DIR [--update]
 // Without --update it reports every stale block and exits 1; with --update it
 // rewrites the stale blocks in place (through a temporary file and a rename)
 // and leaves the others as they are.
 //
-// A block preceded by <!-- command: glassllm ARGS --> must match what the
-// tool prints (command_output), by the same rule. A training run's figures
-// differ from machine to machine, so its block is checked by a looser rule
-// (the marker ends with ", a training run"; see training_lines_match).
 // doccheck also checks every relative link and #anchor of README.md and docs/
-// (check_links).
+// (doccheck_links.cpp).
+#include "doccheck.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -40,16 +42,9 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using doccheck::read_lines;
 
 namespace {
-
-std::vector<std::string> read_lines(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -84,25 +79,6 @@ std::vector<std::string> region(const fs::path& file, const std::string& name) {
   if (indent != std::string::npos)
     for (auto& l : out) l = l.size() >= indent ? l.substr(indent) : "";
   return out;
-}
-
-std::vector<std::string> program_output(const fs::path& build,
-                                        const std::string& source) {
-  std::string name = fs::path(source).stem().string();
-  fs::path exe = build / "examples" / name;
-  if (!fs::exists(exe)) throw std::runtime_error("example not built: " + exe.string());
-  std::string cmd = "'" + exe.string() + "'";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) throw std::runtime_error("cannot run " + exe.string());
-  std::string text;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = fread(buf.data(), 1, buf.size(), pipe.get()))
-    text.append(buf.data(), n);
-  int status = pclose(pipe.release());
-  if (status != 0)
-    throw std::runtime_error(exe.string() + " exited with status " +
-                             std::to_string(status));
-  return split_lines(text);
 }
 
 // ---- comparing a shown output block with the program's output ----------------
@@ -218,8 +194,8 @@ bool blocks_match(const std::vector<std::string>& shown,
 
 // ---- training runs ------------------------------------------------------------
 //
-// A marker ending in ", a training run" shows the evaluation lines of a
-// `glassllm train` run and the sample answers under them:
+// A `$ ./build/glassllm train ... --out FOLDER` block shows the evaluation
+// lines of a training run and the sample answers under them:
 //     eval at step 200: loss 0.3358 | accuracy 42.5% (copy 42.5%)
 //       C 5mtcl9Xg2o= -> 5mtcl9Xg2o   right
 // Training repeats on one machine but not across machines (other BLAS
@@ -227,16 +203,8 @@ bool blocks_match(const std::vector<std::string>& shown,
 // such a block is checked for what stays the same everywhere: which steps are
 // evaluated, the text and integers of each line, and the held-out questions;
 // the floating-point figures and the model's answers are not compared. The
-// command may name a fresh run folder as "$DOCCHECK_RUN" (a temporary folder,
-// removed afterwards); the progress lines between evaluations are dropped.
-
-bool strip_suffix(std::string& ref, const std::string& suffix) {
-  if (ref.size() < suffix.size() ||
-      ref.compare(ref.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  ref.resize(ref.size() - suffix.size());
-  return true;
-}
+// run writes into a fresh temporary folder instead of FOLDER (removed
+// afterwards); the progress lines between evaluations are dropped.
 
 // The evaluation lines of a run's output and the answer lines under each.
 std::vector<std::string> evaluation_lines(const std::vector<std::string>& output) {
@@ -279,13 +247,12 @@ bool training_blocks_match(const std::vector<std::string>& shown,
   return true;
 }
 
-// "examples/NAME.cpp, rounding level below 1e-4" -> ref and level.
-double rounding_level_of(std::string& ref, const std::string& where) {
-  const std::string key = ", rounding level below ";
-  std::size_t at = ref.find(key);
+// "```console rounding level below 1e-4" -> 1e-4; the default without it.
+double rounding_level_of(const std::string& fence, const std::string& where) {
+  const std::string key = "rounding level below ";
+  std::size_t at = fence.find(key);
   if (at == std::string::npos) return kRoundingLevel;
-  std::string value = ref.substr(at + key.size());
-  ref = ref.substr(0, at);
+  std::string value = fence.substr(at + key.size());
   char* end = nullptr;
   double level = std::strtod(value.c_str(), &end);
   if (end == value.c_str() || *end != '\0' || !(level > 0))
@@ -296,30 +263,48 @@ double rounding_level_of(std::string& ref, const std::string& where) {
 
 // ---- commands ---------------------------------------------------------------
 //
-// A fenced block preceded by
-//     <!-- command: glassllm ARGS -->
-// must equal what BUILD/glassllm ARGS prints (stdout and stderr), run from
-// SOURCE_DIR through the shell, so ARGS is written as a reader would type
-// it: glassllm generate models/demo --prompt "R stressed=". The lesson plans
-// show the tool's output this way.
+// A block that opens with ```console and whose first line is
+//     $ ./build/PROGRAM ARGS
+// shows a command as a reader types it in the repository's folder after the
+// README's two commands (./build/glassllm check models/demo,
+// ./build/examples/causal_attention), and under it what the command prints
+// (stdout and stderr). doccheck runs that very line through the shell, from
+// SOURCE_DIR, with ./build/ standing for BUILD_DIR, so the command a reader
+// sees is the command checked. A `./build/glassllm train` run is a training
+// run (training_lines_match): its --out folder becomes a fresh temporary one.
+const std::string kPrompt = "$ ./build/";
+
+// Lessons are shown on a projector: a line wider than this wraps there.
+constexpr std::size_t kProjectorColumns = 100;
+
+// The value of `--out VALUE` in a command, as it is written ("" if none).
+std::string out_argument(const std::string& command) {
+  std::istringstream words(command);
+  for (std::string w; words >> w;)
+    if (w == "--out" && words >> w) return w;
+  return "";
+}
+
 std::vector<std::string> command_output(const fs::path& src, const fs::path& build,
                                         const std::string& command, bool training) {
-  const std::string tool = "glassllm ";
-  if (command.rfind(tool, 0) != 0)
-    throw std::runtime_error("command '" + command + "' does not start with 'glassllm '");
-  const fs::path exe = build / "glassllm";
-  if (!fs::exists(exe)) throw std::runtime_error("tool not built: " + exe.string());
-  std::string cmd = "cd '" + src.string() + "' && '" + exe.string() + "' " +
-                    command.substr(tool.size()) + " 2>&1";
+  const std::string program = command.substr(0, command.find(' '));
+  const fs::path exe = build / program.substr(kPrompt.size() - 2);
+  if (!fs::exists(exe)) throw std::runtime_error("not built: " + exe.string());
+  std::string args = command.substr(program.size());
   fs::path run_parent;
   if (training) {
+    std::string out = out_argument(args);
+    if (out.empty())
+      throw std::runtime_error("training run '" + command + "' has no --out");
     std::string pattern = (fs::temp_directory_path() / "doccheck-run-XXXXXX").string();
     if (!mkdtemp(pattern.data()))
       throw std::runtime_error("cannot make a temporary folder for " + command);
     run_parent = pattern;
-    cmd = "DOCCHECK_RUN='" + (run_parent / "run").string() +
-          "' && export DOCCHECK_RUN && " + cmd;
+    args.replace(args.find(" " + out) + 1, out.size(),
+                 "'" + (run_parent / "run").string() + "'");
   }
+  std::string cmd =
+      "cd '" + src.string() + "' && '" + exe.string() + "'" + args + " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   if (!pipe) throw std::runtime_error("cannot run " + command);
   std::string text;
@@ -334,132 +319,125 @@ std::vector<std::string> command_output(const fs::path& src, const fs::path& bui
   return split_lines(text);
 }
 
-// ---- links ------------------------------------------------------------------
-//
-// Every relative link in README.md and docs/ must lead somewhere: the file
-// must exist and, for a link with #anchor into a Markdown page (or within
-// the page itself), the page must have that anchor. Anchors are those GitHub
-// makes from headings (lower case; letters, digits, spaces, '-' and '_'
-// kept, everything else dropped; spaces become '-'; a repeated heading gets
-// -1, -2, ...) and explicit <a id="..."> / <a name="..."> tags.
-
-// GitHub's anchor for a heading's text.
-std::string heading_anchor(const std::string& heading) {
-  std::string slug;
-  for (unsigned char c : heading) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80)
-      slug += char(std::tolower(c));
-    else if (c == ' ')
-      slug += '-';
-  }
-  return slug;
+// The old hidden markers kept the command out of sight; they are refused so
+// that no page goes back to them.
+void refuse_hidden_marker(const std::string& line, const std::string& where) {
+  for (const char* old : {"<!-- output: ", "<!-- command: "})
+    if (line.rfind(old, 0) == 0)
+      throw std::runtime_error(where + ": hidden command marker '" + line.substr(0, 40) +
+                               "...'; show the command instead, as the first line of a "
+                               "```console block: $ ./build/...");
 }
 
-// Text without `inline code` (links inside code are not links).
-std::string without_code_spans(const std::string& line) {
-  std::string out;
-  bool code = false;
-  for (char c : line) {
-    if (c == '`') {
-      code = !code;
+// Lines of a lesson plan's command block wider than a projector shows.
+int too_wide(const fs::path& page, std::size_t open,
+             const std::vector<std::string>& shown) {
+  if (page.parent_path().filename() != "teaching") return 0;
+  int wide = 0;
+  for (std::size_t k = 0; k < shown.size(); ++k)
+    if (shown[k].size() > kProjectorColumns) {
+      ++wide;
+      std::cerr << page.string() << ":" << open + 2 + k << ": " << shown[k].size()
+                << " columns; a lesson's command must print at most " << kProjectorColumns
+                << " (keep wider output behind a flag such as --wide)\n";
+    }
+  return wide;
+}
+
+struct Block {
+  std::size_t open = 0, close = 0;  // the fence lines
+  std::vector<std::string> shown;   // the lines between them
+};
+
+// The fenced block whose opening fence is lines[open].
+Block block_at(const std::vector<std::string>& lines, std::size_t open) {
+  Block b;
+  b.open = open;
+  b.close = open + 1;
+  while (b.close < lines.size() && lines[b.close] != "```") ++b.close;
+  b.shown.assign(lines.begin() + std::ptrdiff_t(open + 1),
+                 lines.begin() + std::ptrdiff_t(std::min(b.close, lines.size())));
+  return b;
+}
+
+struct Tally {
+  int checked = 0, stale = 0, wide = 0;
+};
+
+void report_stale(const fs::path& page, std::size_t open, const std::string& what,
+                  bool quote) {
+  std::cerr << page.string() << ":" << open + 1 << ": block for '" << what
+            << "' differs from the " << (quote ? "source" : "program's output") << "\n";
+}
+
+// Checks (and with update, rewrites) the quote and command blocks of one page.
+void check_page(const fs::path& src, const fs::path& build, const fs::path& page,
+                bool update, Tally& tally) {
+  std::vector<std::string> lines = read_lines(page), out;
+  bool changed = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out.push_back(lines[i]);
+    const std::string& l = lines[i];
+    const std::string where = page.string() + ":" + std::to_string(i + 1);
+    refuse_hidden_marker(l, where);
+    const bool quote = l.rfind("<!-- quote: ", 0) == 0;
+    const bool command = l.rfind("```console", 0) == 0 && i + 1 < lines.size() &&
+                         lines[i + 1].rfind(kPrompt, 0) == 0;
+    if (!quote && !command) {
+      if (l.rfind("```", 0) == 0) {  // copy any other block as it is
+        Block b = block_at(lines, i);
+        for (std::size_t k = i + 1; k <= b.close && k < lines.size(); ++k)
+          out.push_back(lines[k]);
+        i = b.close;
+      }
       continue;
     }
-    if (!code) out += c;
-  }
-  return out;
-}
-
-// The anchors a Markdown page defines.
-std::vector<std::string> page_anchors(const fs::path& page) {
-  std::vector<std::string> anchors;
-  std::vector<std::string> seen;  // heading slugs so far, for the -1, -2 suffixes
-  bool fenced = false;
-  for (const std::string& line : read_lines(page)) {
-    if (line.rfind("```", 0) == 0) fenced = !fenced;
-    if (fenced) continue;
-    for (const char* attr : {"<a id=\"", "<a name=\""}) {
-      for (std::size_t at = line.find(attr); at != std::string::npos;
-           at = line.find(attr, at + 1)) {
-        std::size_t begin = at + std::string(attr).size();
-        std::size_t end = line.find('"', begin);
-        if (end != std::string::npos) anchors.push_back(line.substr(begin, end - begin));
-      }
+    std::vector<std::string> expected;
+    std::string what;
+    Block b;
+    bool same = false;
+    if (quote) {
+      what = l.substr(12, l.find(" -->") - 12);
+      auto hash = what.find('#');
+      if (hash == std::string::npos)
+        throw std::runtime_error(where + ": quote needs FILE#REGION");
+      expected = region(src / what.substr(0, hash), what.substr(hash + 1));
+      if (i + 1 >= lines.size() || lines[i + 1].rfind("```", 0) != 0)
+        throw std::runtime_error(page.string() + ":" + std::to_string(i + 2) +
+                                 ": expected a ``` block after the marker");
+      b = block_at(lines, i + 1);
+      out.push_back(lines[b.open]);
+      same = b.shown == expected;
+    } else {
+      b = block_at(lines, i);
+      what = lines[i + 1].substr(2);
+      const bool training = what.rfind("./build/glassllm train ", 0) == 0;
+      expected = command_output(src, build, what, training);
+      std::vector<std::string> shown(b.shown.begin() + 1, b.shown.end());
+      same = training ? training_blocks_match(shown, expected)
+                      : blocks_match(shown, expected, rounding_level_of(l, where));
+      tally.wide += too_wide(page, b.open, b.shown);
+      expected.insert(expected.begin(), lines[i + 1]);
     }
-    if (line.empty() || line[0] != '#') continue;
-    std::size_t text = line.find_first_not_of('#');
-    if (text == std::string::npos || line[text] != ' ') continue;
-    std::string heading = without_code_spans(line.substr(text + 1));
-    // Code spans keep their text in GitHub's anchors; only the backticks go.
-    heading.clear();
-    for (char c : line.substr(text + 1))
-      if (c != '`') heading += c;
-    std::string slug = heading_anchor(heading);
-    std::size_t repeats = std::size_t(std::count(seen.begin(), seen.end(), slug));
-    seen.push_back(slug);
-    anchors.push_back(repeats ? slug + "-" + std::to_string(repeats) : slug);
-  }
-  return anchors;
-}
-
-// Relative link targets "path#anchor" of a page, with their line numbers:
-// [text](target) and [text]: target, outside fenced blocks and code spans.
-std::vector<std::pair<std::size_t, std::string>> relative_links(const fs::path& page) {
-  std::vector<std::pair<std::size_t, std::string>> links;
-  std::vector<std::string> lines = read_lines(page);
-  bool fenced = false;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].rfind("```", 0) == 0) fenced = !fenced;
-    if (fenced) continue;
-    const std::string line = without_code_spans(lines[i]);
-    std::vector<std::string> targets;
-    for (std::size_t at = line.find("]("); at != std::string::npos;
-         at = line.find("](", at + 2)) {
-      std::size_t end = line.find(')', at + 2);
-      if (end != std::string::npos) targets.push_back(line.substr(at + 2, end - at - 2));
+    ++tally.checked;
+    if (!same) {
+      ++tally.stale;
+      changed = true;
+      report_stale(page, b.open, what, quote);
     }
-    if (line.rfind("[", 0) == 0 && line.find("]: ") != std::string::npos)
-      targets.push_back(line.substr(line.find("]: ") + 3));
-    for (std::string t : targets) {
-      t = t.substr(0, t.find(' '));  // drop a "title"
-      if (t.empty() || t.find("://") != std::string::npos || t.rfind("mailto:", 0) == 0)
-        continue;
-      links.emplace_back(i + 1, t);
-    }
+    for (const auto& e : same ? b.shown : expected) out.push_back(e);
+    out.push_back("```");
+    i = b.close;
   }
-  return links;
-}
-
-// Checks every relative link of README.md and docs/**.md; prints each broken
-// one as "FILE:LINE: link 'TARGET': why" and returns how many there are.
-int check_links(const fs::path& src, int& checked) {
-  std::vector<fs::path> pages;
-  if (fs::exists(src / "README.md")) pages.push_back(src / "README.md");
-  for (const auto& entry : fs::recursive_directory_iterator(src / "docs"))
-    if (entry.path().extension() == ".md") pages.push_back(entry.path());
-  int broken = 0;
-  for (const fs::path& page : pages) {
-    for (const auto& [line, target] : relative_links(page)) {
-      ++checked;
-      const std::size_t hash = target.find('#');
-      const std::string file = target.substr(0, hash);
-      const fs::path dest = file.empty() ? page : page.parent_path() / file;
-      std::string why;
-      if (!fs::exists(dest)) {
-        why = "no such file " + dest.lexically_normal().string();
-      } else if (hash != std::string::npos && dest.extension() == ".md") {
-        const std::string anchor = target.substr(hash + 1);
-        std::vector<std::string> anchors = page_anchors(dest);
-        if (std::find(anchors.begin(), anchors.end(), anchor) == anchors.end())
-          why = "no anchor #" + anchor + " in " + dest.lexically_normal().string();
-      }
-      if (!why.empty()) {
-        ++broken;
-        std::cerr << page.string() << ":" << line << ": link '" << target << "': " << why
-                  << "\n";
-      }
+  if (update && changed) {
+    fs::path tmp = page;
+    tmp += ".tmp";
+    {
+      std::ofstream o(tmp);
+      for (const auto& line : out) o << line << "\n";
     }
+    fs::rename(tmp, page);
   }
-  return broken;
 }
 
 }  // namespace
@@ -471,86 +449,29 @@ int main(int argc, char** argv) {
   }
   fs::path src = argv[1], build = argv[2];
   bool update = argc > 3 && std::string(argv[3]) == "--update";
-  int stale = 0, checked = 0;
+  Tally tally;
   try {
-    for (const auto& entry : fs::recursive_directory_iterator(src / "docs")) {
-      if (entry.path().extension() != ".md") continue;
-      std::vector<std::string> lines = read_lines(entry.path()), out;
-      bool changed = false;
-      for (std::size_t i = 0; i < lines.size(); ++i) {
-        out.push_back(lines[i]);
-        const std::string& l = lines[i];
-        bool quote = l.rfind("<!-- quote: ", 0) == 0,
-             output = l.rfind("<!-- output: ", 0) == 0,
-             command = l.rfind("<!-- command: ", 0) == 0;
-        if (!quote && !output && !command) continue;
-        std::string ref = l.substr(l.find(": ") + 2);
-        ref = ref.substr(0, ref.find(" -->"));
-        std::string where = entry.path().string() + ":" + std::to_string(i + 1);
-        const bool training = command && strip_suffix(ref, ", a training run");
-        double rounding_level = quote ? 0 : rounding_level_of(ref, where);
-        std::vector<std::string> expected;
-        if (quote) {
-          auto hash = ref.find('#');
-          if (hash == std::string::npos)
-            throw std::runtime_error(entry.path().string() + ":" + std::to_string(i + 1) +
-                                     ": quote needs FILE#REGION");
-          expected = region(src / ref.substr(0, hash), ref.substr(hash + 1));
-        } else if (command) {
-          expected = command_output(src, build, ref, training);
-        } else {
-          expected = program_output(build, ref);
-        }
-        // The fenced block right after the marker.
-        std::size_t open = i + 1;
-        if (open >= lines.size() || lines[open].rfind("```", 0) != 0)
-          throw std::runtime_error(entry.path().string() + ":" + std::to_string(i + 2) +
-                                   ": expected a ``` block after the marker");
-        std::size_t close = open + 1;
-        while (close < lines.size() && lines[close] != "```") ++close;
-        std::vector<std::string> shown(lines.begin() + std::ptrdiff_t(open + 1),
-                                       lines.begin() + std::ptrdiff_t(close));
-        ++checked;
-        bool same = quote      ? shown == expected
-                    : training ? training_blocks_match(shown, expected)
-                               : blocks_match(shown, expected, rounding_level);
-        if (!same) {
-          ++stale;
-          changed = true;
-          std::cerr << entry.path().string() << ":" << open + 1 << ": block for '" << ref
-                    << "' differs from the " << (quote ? "source" : "program's output")
-                    << "\n";
-        }
-        out.push_back(lines[open]);
-        for (const auto& e : same ? shown : expected) out.push_back(e);
-        out.push_back("```");
-        i = close;
-      }
-      if (update && changed) {
-        fs::path tmp = entry.path();
-        tmp += ".tmp";
-        {
-          std::ofstream o(tmp);
-          for (const auto& line : out) o << line << "\n";
-        }
-        fs::rename(tmp, entry.path());
-      }
-    }
+    for (const auto& entry : fs::recursive_directory_iterator(src / "docs"))
+      if (entry.path().extension() == ".md")
+        check_page(src, build, entry.path(), update, tally);
   } catch (const std::exception& e) {
     std::cerr << "doccheck: " << e.what() << "\n";
     return 1;
   }
-  std::cout << "doccheck: " << checked << " blocks, " << stale << " stale"
-            << (update && stale ? " (rewritten)" : "") << "\n";
+  std::cout << "doccheck: " << tally.checked << " blocks, " << tally.stale << " stale"
+            << (update && tally.stale ? " (rewritten)" : "") << "\n";
+  if (tally.wide)
+    std::cout << "doccheck: " << tally.wide << " lesson lines over " << kProjectorColumns
+              << " columns\n";
   int links = 0, broken = 0;
   try {
-    broken = check_links(src, links);
+    broken = doccheck::check_links(src, links);
   } catch (const std::exception& e) {
     std::cerr << "doccheck: " << e.what() << "\n";
     return 1;
   }
   if (links)
     std::cout << "doccheck: " << links << " relative links, " << broken << " broken\n";
-  if (broken) return 1;  // --update cannot guess where a link should go
-  return stale && !update ? 1 : 0;
+  if (broken || tally.wide) return 1;  // --update can fix neither
+  return tally.stale && !update ? 1 : 0;
 }

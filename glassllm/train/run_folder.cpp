@@ -101,8 +101,16 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
 // An exclusive lock on OUT.lock (a file beside OUT: OUT itself is replaced
 // by every save) for as long as the run trains, so that two trainings on
 // one folder cannot take turns renaming it. The kernel drops the lock when
-// the process ends, however it ends; the empty file stays.
+// the process ends, however it ends; the empty file stays. The folders above
+// OUT are made first (--out runs/copy in a fresh checkout has no runs/).
 RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
+  const fs::path parent = fs::path(out).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec) &&
+      !fs::create_directories(parent, ec))
+    throw std::runtime_error(
+        out + ": cannot make the folder " + parent.string() + " for the run (" +
+        (ec ? ec.message() : "a file of that name is in the way") + ")");
   fd_ =
       ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat st {};
