@@ -90,17 +90,25 @@ std::size_t element_size(const std::string& dtype) {
                               "'; expected float16, float32 or float64");
 }
 
-int memory(const MemoryArgs& a) {
-  StackShape s{a.n_layers, a.n_heads, a.n_kv_heads, a.head_dim, 128};
-  // A preset is a model as it is deployed: its shape and the dtype its
-  // weights and cache are stored in, which --dtype may still override.
+// The shape and element type to count: a preset's, a checkpoint's or the
+// flags', in that order of precedence for the shape, then --ctx and --dtype.
+struct MemoryShape {
+  StackShape stack;
   std::string dtype = "float32";
   std::string dtype_origin;  // "": given by --dtype or the plain default
+};
+
+MemoryShape shape_to_count(const MemoryArgs& a) {
+  MemoryShape m;
+  StackShape& s = m.stack;
+  s = {a.n_layers, a.n_heads, a.n_kv_heads, a.head_dim, 128};
+  // A preset is a model as it is deployed: its shape and the dtype its
+  // weights and cache are stored in, which --dtype may still override.
   if (a.preset == "exaone-4.0-1.2b") {
     s = {30, 32, 8, 64,
          4096};  // LG AI Research's EXAONE 4.0 1.2B: GQA, 4 query heads per K/V head
-    dtype = "float16";  // as released, and as the Core ML article measured it
-    dtype_origin = " (the preset's dtype; --dtype to change)";
+    m.dtype = "float16";  // as released, and as the Core ML article measured it
+    m.dtype_origin = " (the preset's dtype; --dtype to change)";
   } else if (!a.preset.empty()) {
     throw std::invalid_argument("memory: unknown --preset '" + a.preset +
                                 "'; known: exaone-4.0-1.2b");
@@ -118,8 +126,8 @@ int memory(const MemoryArgs& a) {
          std::min<std::size_t>(cfg.max_len, 4096)};
   }
   if (a.dtype) {
-    dtype = *a.dtype;
-    dtype_origin.clear();
+    m.dtype = *a.dtype;
+    m.dtype_origin.clear();
   }
   if (a.ctx > 0) s.ctx = a.ctx;
   if (s.layers == 0 || s.heads == 0 || s.kv_heads == 0 || s.head_dim == 0 || s.ctx == 0)
@@ -129,20 +137,28 @@ int memory(const MemoryArgs& a) {
     throw std::invalid_argument("memory: --n-kv-heads (" + std::to_string(s.kv_heads) +
                                 ") must divide --n-heads (" + std::to_string(s.heads) +
                                 ")");
-  const std::size_t es = element_size(dtype);
+  return m;
+}
+
+// What the recorded step allocates, in float32: every layer's K and V cache,
+// the random block that fills them, repeat_kv's copies of one layer's K and
+// V, and its scores and probabilities.
+void check_recording_fits(const StackShape& s) {
+  const double L = double(s.layers), H = double(s.heads), Hkv = double(s.kv_heads);
+  const double row = double(s.ctx) * double(s.head_dim) * 4;
+  check_fits_in_memory("recording a decode step of this shape (context " +
+                           std::to_string(s.ctx) + ", " + std::to_string(s.layers) +
+                           " layers)",
+                       (2 * L * Hkv + Hkv + 2 * H) * row + 2 * H * double(s.ctx) * 4,
+                       "choose a smaller --ctx or fewer --n-layers");
+}
+
+int memory(const MemoryArgs& a) {
+  const MemoryShape m = shape_to_count(a);
+  const StackShape& s = m.stack;
+  const std::size_t es = element_size(m.dtype);
   const double scale = double(es) / 4.0;  // recorded in float32
-  {
-    // What the recorded step allocates, in float32: every layer's K and V
-    // cache, the random block that fills them, repeat_kv's copies of one
-    // layer's K and V, and its scores and probabilities.
-    const double L = double(s.layers), H = double(s.heads), Hkv = double(s.kv_heads);
-    const double row = double(s.ctx) * double(s.head_dim) * 4;
-    check_fits_in_memory("recording a decode step of this shape (context " +
-                             std::to_string(s.ctx) + ", " + std::to_string(s.layers) +
-                             " layers)",
-                         (2 * L * Hkv + Hkv + 2 * H) * row + 2 * H * double(s.ctx) * 4,
-                         "choose a smaller --ctx or fewer --n-layers");
-  }
+  check_recording_fits(s);
 
   StepFigures rep = decode_step(s, Attention::repeat_kv);
   StepFigures grp = decode_step(s, Attention::grouped);
@@ -151,7 +167,7 @@ int memory(const MemoryArgs& a) {
       "One decode step, batch 1: %zu layers, %zu query heads, %zu K/V heads (G = %zu),\n"
       "head_dim %zu, context %zu, %s%s\n",
       s.layers, s.heads, s.kv_heads, s.heads / s.kv_heads, s.head_dim, s.ctx,
-      dtype.c_str(), dtype_origin.c_str());
+      m.dtype.c_str(), m.dtype_origin.c_str());
   std::printf(
       "(counted on the op graph of a real decode step in float32, scaled by %zu/4)\n\n",
       es);

@@ -243,34 +243,39 @@ int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, GenerateOptions opt) {
   return 0;
 }
 
+// A preallocated cache holds max_len positions from the start; a
+// concatenated one grows to at most max_len.
+void check_cache_fits(const GenerateArgs& a, const GlassLM& model, CacheMode cache_mode) {
+  const Config& cfg = model.config();
+  Config used = cfg;
+  if (cache_mode == CacheMode::concat)
+    used.max_len = std::min<std::size_t>(cfg.max_len, a.prompt.size() + a.max_new_tokens);
+  check_fits_in_memory("the K/V cache of " + std::to_string(used.max_len) +
+                           " positions (max_position_embeddings " +
+                           std::to_string(cfg.max_len) + ")",
+                       preallocated_cache_bytes(used, model.dtype()),
+                       "use a checkpoint with a smaller max_position_embeddings");
+}
+
+GenerateOptions generate_options(const GenerateArgs& a, const Checkpoint& ckpt,
+                                 CacheMode cache_mode) {
+  GenerateOptions opt;
+  opt.max_new_tokens = a.max_new_tokens;
+  opt.temperature = a.temperature;
+  opt.top_k = a.top_k;
+  opt.seed = a.seed;
+  opt.cache_mode = cache_mode;
+  opt.eos_token_ids = ckpt.eos_token_ids;
+  return opt;
+}
+
 int generate(const GenerateArgs& a) {
   if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
   const CacheMode cache_mode = parse_cache_mode(a.cache);
   Checkpoint ckpt = load("generate", a.dir, std::nullopt, a.attention, a.allow_nonfinite);
-  {
-    // A preallocated cache holds max_len positions from the start; a
-    // concatenated one grows to at most max_len.
-    const Config& cfg = ckpt.model.config();
-    Config used = cfg;
-    if (cache_mode == CacheMode::concat)
-      used.max_len =
-          std::min<std::size_t>(cfg.max_len, a.prompt.size() + a.max_new_tokens);
-    check_fits_in_memory("the K/V cache of " + std::to_string(used.max_len) +
-                             " positions (max_position_embeddings " +
-                             std::to_string(cfg.max_len) + ")",
-                         preallocated_cache_bytes(used, ckpt.model.dtype()),
-                         "use a checkpoint with a smaller max_position_embeddings");
-  }
-  if (ckpt.hf_tokenizer && !ckpt.tokenizer) {
-    GenerateOptions opt;
-    opt.max_new_tokens = a.max_new_tokens;
-    opt.temperature = a.temperature;
-    opt.top_k = a.top_k;
-    opt.seed = a.seed;
-    opt.cache_mode = cache_mode;
-    opt.eos_token_ids = ckpt.eos_token_ids;
-    return generate_hf(a, ckpt, opt);
-  }
+  check_cache_fits(a, ckpt.model, cache_mode);
+  GenerateOptions opt = generate_options(a, ckpt, cache_mode);
+  if (ckpt.hf_tokenizer && !ckpt.tokenizer) return generate_hf(a, ckpt, opt);
   if (!ckpt.tokenizer)
     throw std::invalid_argument(
         "generate: " + a.dir +
@@ -281,13 +286,6 @@ int generate(const GenerateArgs& a) {
                  "generate: %zu character(s) of the prompt are not in the vocabulary; "
                  "they are shown as \xEF\xBF\xBD\n",
                  unknown);
-  GenerateOptions opt;
-  opt.max_new_tokens = a.max_new_tokens;
-  opt.temperature = a.temperature;
-  opt.top_k = a.top_k;
-  opt.seed = a.seed;
-  opt.cache_mode = cache_mode;
-  opt.eos_token_ids = ckpt.eos_token_ids;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
   opt.stop = stop_at_strings(continuation_text(tok, prompt.size()), a.stop);
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);

@@ -94,8 +94,9 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
 
 namespace {
 
-int trace(const TraceArgs& a) {
-  // Everything the command line says is checked before the model is read.
+// Everything the command line says that can be checked before the model is
+// read.
+void check_trace_args(const TraceArgs& a, const std::string& dir) {
   if (a.prompt.empty()) throw std::invalid_argument("trace: --prompt is empty");
   if (a.out.empty() && a.html.empty())
     throw std::invalid_argument(
@@ -104,12 +105,66 @@ int trace(const TraceArgs& a) {
   if (!a.out.empty() && !a.html.empty() && same_file(a.out, a.html))
     throw std::invalid_argument("--out and --html are the same file " + a.out +
                                 "; give each its own path");
-  const Attention attention = parse_attention(a.attention);
-  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
   for (const std::string* path : {&a.out, &a.html})
     if (!path->empty())
       refuse_output_over_inputs(path == &a.out ? "--out" : "--html", *path,
                                 checkpoint_files(dir));
+}
+
+// Each step keeps its attention snapshots: per layer and head, T x T
+// probabilities for the prefill, then up to max_len per decode step, as
+// doubles and again as JSON text (about 20 bytes a number).
+void check_trace_fits(const TraceArgs& a, const GlassLM& model) {
+  const Config& cfg = model.config();
+  const double T = std::min<double>(double(cfg.max_len), double(a.prompt.size()));
+  const double keys = std::min<double>(double(cfg.max_len), T + double(a.steps));
+  const double per_head = T * T + double(a.steps) * keys;
+  check_fits_in_memory(
+      "a trace of " + std::to_string(a.steps) + " steps",
+      28.0 * per_head * double(cfg.n_layers) * double(cfg.n_heads) * (a.grads ? 2 : 1) +
+          preallocated_cache_bytes(cfg, model.dtype()),
+      "trace fewer --steps, or fewer --layers and --heads");
+}
+
+TraceOptions trace_options(const TraceArgs& a, const Config& cfg) {
+  TraceOptions opt;
+  opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
+  opt.heads = parse_indices(a.heads, "--heads", cfg.n_heads);
+  opt.precision = a.precision;
+  opt.top_k = a.top_k;
+  opt.grads = a.grads;
+  opt.vectors = !a.attention_only;
+  return opt;
+}
+
+// One line per file written, then the continuation as text.
+void print_trace_summary(const TraceArgs& a, const Tracer& tracer, Attention attention,
+                         const std::string& continuation, bool ended) {
+  std::size_t decode = 0, resets = 0;
+  for (const TraceStep& s : tracer.steps()) {
+    decode += s.kind == "decode";
+    resets += s.kind == "window_reset";
+  }
+  for (const std::string& path : {a.out, a.html}) {
+    if (path.empty()) continue;
+    std::printf(
+        "wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu "
+        "bytes\n",
+        printable(path).c_str(), tracer.steps().size(), decode, resets,
+        attention_name(attention), std::size_t(std::filesystem::file_size(path)));
+  }
+  const std::string shown = cut_at_stop(continuation, a.stop);
+  std::cout << "continuation: " << printable(shown, true)
+            << (ended                                ? " (then the end-of-text token)"
+                : shown.size() < continuation.size() ? " (then a --stop string)"
+                                                     : "")
+            << "\n";
+}
+
+int trace(const TraceArgs& a) {
+  const std::string dir = a.dir.empty() ? bundled_model_dir() : a.dir;
+  check_trace_args(a, dir);
+  const Attention attention = parse_attention(a.attention);
   Checkpoint ckpt = load_model("trace", dir, std::nullopt, a.allow_nonfinite);
   GlassLM& model = ckpt.model;
   model.attention = attention;
@@ -118,27 +173,8 @@ int trace(const TraceArgs& a) {
         "trace: " + dir +
         " has no glassllm_tokenizer.json or tokenizer.json; a text "
         "prompt needs one");
-  const Config& cfg = model.config();
-  {
-    // Each step keeps its attention snapshots: per layer and head, T x T
-    // probabilities for the prefill, then up to max_len per decode step, as
-    // doubles and again as JSON text (about 20 bytes a number).
-    const double T = std::min<double>(double(cfg.max_len), double(a.prompt.size()));
-    const double keys = std::min<double>(double(cfg.max_len), T + double(a.steps));
-    const double per_head = T * T + double(a.steps) * keys;
-    check_fits_in_memory(
-        "a trace of " + std::to_string(a.steps) + " steps",
-        28.0 * per_head * double(cfg.n_layers) * double(cfg.n_heads) * (a.grads ? 2 : 1) +
-            preallocated_cache_bytes(cfg, model.dtype()),
-        "trace fewer --steps, or fewer --layers and --heads");
-  }
-  TraceOptions opt;
-  opt.layers = parse_indices(a.layers, "--layers", cfg.n_layers);
-  opt.heads = parse_indices(a.heads, "--heads", cfg.n_heads);
-  opt.precision = a.precision;
-  opt.top_k = a.top_k;
-  opt.grads = a.grads;
-  opt.vectors = !a.attention_only;
+  check_trace_fits(a, model);
+  const TraceOptions opt = trace_options(a, model.config());
 
   // The character tokenizer of GlassLM's own models, or a Hugging Face one.
   const bool hf = !ckpt.tokenizer;
@@ -168,29 +204,11 @@ int trace(const TraceArgs& a) {
     write_file_safely(a.html,
                       inspector_page(tracer.to_json(), page_model_or_refusal(dir)));
 
-  std::size_t decode = 0, resets = 0;
-  for (const TraceStep& s : tracer.steps()) {
-    decode += s.kind == "decode";
-    resets += s.kind == "window_reset";
-  }
-  for (const std::string& path : {a.out, a.html}) {
-    if (path.empty()) continue;
-    std::printf(
-        "wrote %s: %zu steps (1 prefill, %zu decode, %zu window reset), %s path, %zu "
-        "bytes\n",
-        printable(path).c_str(), tracer.steps().size(), decode, resets,
-        attention_name(model.attention), std::size_t(std::filesystem::file_size(path)));
-  }
   const bool ended =
       out.size() > prompt.size() &&
       std::count(ckpt.eos_token_ids.begin(), ckpt.eos_token_ids.end(), out.back());
   if (ended) out.pop_back();  // the end-of-text token is not part of the text
-  const std::string text = continuation_of(out), shown = cut_at_stop(text, a.stop);
-  std::cout << "continuation: " << printable(shown, true)
-            << (ended                        ? " (then the end-of-text token)"
-                : shown.size() < text.size() ? " (then a --stop string)"
-                                             : "")
-            << "\n";
+  print_trace_summary(a, tracer, model.attention, continuation_of(out), ended);
   return 0;
 }
 

@@ -66,16 +66,16 @@ std::string text_of(const T& v) {
   }
 }
 
-int train(const TrainArgs& a) {
-  const std::string out = run_folder(a.out);
-  TrainOptions o;
-  // With --resume the run's own options are the defaults; flags override,
-  // each with a message. The options are read from OUT or, after a save cut
-  // short, OUT.previous; train() itself recovers the folder, under its lock.
+// The options a run starts from: with --resume the run's own (read from OUT
+// or, after a save cut short, OUT.previous; train() itself recovers the
+// folder, under its lock), otherwise the defaults, with the sizes of the
+// checkpoint given by --init-from.
+TrainOptions starting_options(const TrainArgs& a, const std::string& out) {
   namespace fs = std::filesystem;
   const std::string state = "trainer_state.json";
   const bool in_out = fs::exists(fs::path(out) / state);
   const bool in_previous = fs::exists(fs::path(out + ".previous") / state);
+  TrainOptions o;
   if (a.resume) {
     if (!in_out && !in_previous)
       throw std::invalid_argument("--resume: " + out +
@@ -92,9 +92,14 @@ int train(const TrainArgs& a) {
     const Config c = load_checkpoint(*a.init_from).model.config();
     for (const SizeFlag& size : kSizeFlags) o.model.*size.field = c.*size.field;
   }
-  // Options a run may change on resume are reported when changed; the
-  // others (task, seed, dtype, optimizer, sizes) must equal the run's, and
-  // train() refuses them with their own message.
+  return o;
+}
+
+// The flags given on the command line, over the starting options. Options a
+// run may change on resume are reported when changed; the others (task,
+// seed, dtype, optimizer, sizes) must equal the run's, and train() refuses
+// them with their own message.
+void apply_flags(const TrainArgs& a, TrainOptions& o) {
   auto set = [&](const char* flag, auto& field, const auto& given,
                  bool may_change = true) {
     if (!given) return;
@@ -122,10 +127,13 @@ int train(const TrainArgs& a) {
   set("--seed", o.seed, a.seed, false);
   for (std::size_t i = 0; i < std::size(kSizeFlags); ++i)
     set(kSizeFlags[i].flag, o.model.*kSizeFlags[i].field, a.sizes[i], false);
-  // With the system backend the thread count can change the last digits of
-  // products (openblas and builtin: never, test_threads.cpp): a new run
-  // records the one it uses (GLASSLLM_THREADS, else 1, unless
-  // --threads), a resumed run uses the one it was trained with.
+}
+
+// The BLAS thread count the run records. With the system backend the thread
+// count can change the last digits of products (openblas and builtin: never,
+// test_threads.cpp): a new run records the one it uses (GLASSLLM_THREADS,
+// else 1, unless --threads), a resumed run uses the one it was trained with.
+void choose_threads(const TrainArgs& a, TrainOptions& o) {
   if (a.threads && a.resume && o.threads > 0 && *a.threads != o.threads)
     std::cerr << "glassllm train: --threads " << *a.threads << " overrides the run's "
               << o.threads << "; losses may differ in the last digits from a run that "
@@ -143,6 +151,12 @@ int train(const TrainArgs& a) {
       o.threads = 0;  // no OpenBLAS: nothing to record
     }
   }
+}
+
+int train(const TrainArgs& a) {
+  TrainOptions o = starting_options(a, run_folder(a.out));
+  apply_flags(a, o);
+  choose_threads(a, o);
 
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   TrainResult r = glassllm::train(o, a.resume, std::cout, terminal);
