@@ -4,8 +4,8 @@
 // storage, no element moved (a contiguous array keeps its row-major order
 // under any reshape). Their backward reshapes the gradient back.
 // permute, transpose, concat and slice write a new contiguous array with
-// plain loops (xtensor's strided views evaluate element by element, about
-// 10x slower at our shapes). concat and slice are block copies: seen as
+// plain loops (xtensor's strided views evaluate element by element,
+// many times slower at our shapes). concat and slice are block copies: seen as
 // [outer, axis, inner], each outer index owns one contiguous run per input.
 // Read ops_matmul.cpp next.
 #include <algorithm>

@@ -180,7 +180,7 @@ void split_few_rows(bool trans_b, std::size_t M, std::size_t N, std::size_t K, T
                     T* C, std::size_t ldc) {
   // For B [K, N] each task reads a strip of every row of B, a stride apart,
   // so rows are cut only into strips of kMinStripBytes or more: strips of one
-  // 64-byte line made reading B about twice as slow as uncut. Inside a task (one head of
+  // 64-byte line made reading B much slower than uncut. Inside a task (one head of
   // gemm_batch) the pieces would only run one after another.
   std::size_t tasks = pool::inside_task() ? 1 : read_once_tasks(N, K);
   if (!trans_b)

@@ -5,8 +5,8 @@
 // fixed in advance and wait for one another by spinning. On a machine where
 // another program keeps one core busy, every product then waits for the
 // share of the thread that lost its core, while the spinning threads take
-// time from everyone: one training step went from 122 ms to over 300 ms
-// beside a single busy loop, and to seconds beside a build. Here OpenBLAS
+// time from everyone: a training step beside a single busy loop took more
+// than twice as long (docs/bench-notes.md, "The thread pool"). Here OpenBLAS
 // runs one thread inside each task, tasks are taken one by one from a
 // counter, and a waiting thread sleeps after a spin of a few microseconds.
 #include "glassllm/fast/pool.h"
@@ -86,9 +86,9 @@ void run(std::size_t n, void (*task)(void*, std::size_t), void* context) {
 namespace {
 
 // Spins until ready() or until about `spin` has passed; true if ready. A
-// spin this short costs little when nothing comes, and saves the ~5-20 us of
-// a sleep and a wake-up between two loops that follow each other closely
-// (the matrix products of one decode step).
+// spin this short costs little when nothing comes, and saves a sleep and a
+// wake-up between two loops that follow each other closely (the matrix
+// products of one decode step).
 template <class Ready>
 bool spin_until(Ready ready, std::chrono::microseconds spin) {
   auto until = std::chrono::steady_clock::now() + spin;
@@ -169,9 +169,8 @@ class Pool {
 
   // How a loop reaches the workers without a lock in the common case. A
   // mutex taken by the caller and then by each worker, on their way in and
-  // out, passed between the cores several times per loop (a loop of 4 empty
-  // tasks on 2 threads: 0.92-1.08 us with it, 0.77-0.79 without, on a 2-core
-  // Xeon; the default training step 3-4 % faster).
+  // out, passed between the cores several times per loop, which made every
+  // short loop longer (docs/bench-notes.md).
   // generation_ is even while a job is posted and odd while the caller
   // writes the next one. A worker joins by raising active_ and then checking
   // that generation_ has not moved; the caller makes generation_ odd and then
@@ -225,9 +224,8 @@ class Pool {
   // (rounded). On a machine where every core is taken, a helper would only
   // wait for a core, and the loop would wait for it; the loop then runs on
   // the calling thread alone. CPU time, not /proc/loadavg's count of running
-  // threads: on the 2-core virtual machine that count included a thread that
-  // used no CPU at all, and a quiet training step then ran on one core
-  // (95 -> 120 ms).
+  // threads: on a virtual machine that count included a thread that used no
+  // CPU at all, and a quiet training step then ran on one core.
   int free_cores() {
 #ifdef __linux__
     auto now = std::chrono::steady_clock::now();
@@ -307,26 +305,21 @@ class Pool {
 
   // A worker's life: wait for a job, take tasks, and again. Two rules keep a
   // worker out of the calling thread's way while another program keeps a
-  // core busy. Without them, beside one busy thread on the 2-core AMD EPYC,
-  // the caller and the worker shared one core more than half of the time
-  // (the system, finding no idle core, wakes a thread up on the core of the
+  // core busy. Without them, beside one busy thread on a 2-core machine, the
+  // caller and the worker shared one core more than half of the time (the
+  // system, finding no idle core, wakes a thread up on the core of the
   // thread that woke it), and a training step took as long as on one
-  // thread: 1.8 times its quiet time. With both, 1.15-1.35 times.
+  // thread.
   // - A worker keeps off the core the caller ran on when it started the
   //   loop (CpuSet::keep_off; a system call only when that core changes).
   // - After a job of kLongJob or more a worker sleeps at once instead of
   //   spinning. Such loops gain little from a worker already awake, and
-  //   beside a busy thread the spinning kept the step at 1.7-1.9 times its
-  //   quiet time even with the first rule. Decoding, whose loops are short,
-  //   keeps the spin: without it, it is up to 30% slower. So do loops of a
-  //   few hundred microseconds: the exaone-shaped decode step's attention
-  //   runs 4 loops per layer, two of them of 100-200 us per thread, and
-  //   with kLongJob at 100 us the worker slept after those and was woken
-  //   for the next loop. It took 1.60-1.61 times its memory floor that way,
-  //   1.42 with kLongJob at 500 us (harness, 2-core AMD EPYC Zen 5, builds
-  //   alternated five times), while the training step beside a busy thread
-  //   stayed at 1.33-1.47 times its quiet time (1.36-1.41 before).
-  // Quiet, decoding is unchanged and a training step about 1% slower.
+  //   beside a busy thread the spinning kept the step slow even with the
+  //   first rule. Decoding, whose loops are short, keeps the spin, which it
+  //   needs. So do loops of a few hundred microseconds, such as a large
+  //   decode step's attention loops: with a shorter kLongJob the worker
+  //   slept after each of them and was woken again for the next.
+  // docs/bench-notes.md ("The thread pool") has the measurements.
   void work(int index, unsigned seen) {
     const CpuSet allowed = CpuSet::of_this_thread();
     int kept_off = -1;  // the caller's core this worker keeps off (-1: none yet)

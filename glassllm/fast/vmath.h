@@ -65,7 +65,7 @@ T max(const T* in, std::size_t n) {
 
 /// out[i] = exp(in[i] - shift); returns the sum of the outputs, added up in
 /// one batch of lane sums (a single running total would wait for each add to
-/// finish: 3 ms of the exaone-shaped decode step's 37). in == out is fine.
+/// finish, a large share of a long softmax row). in == out is fine.
 template <class T>
 T exp_shifted_sum(const T* in, T* out, std::size_t n, T shift) {
   using B = xsimd::batch<T>;
@@ -85,7 +85,7 @@ T exp_shifted_sum(const T* in, T* out, std::size_t n, T shift) {
 }
 
 /// The sum of a[i] * b[i], added up in one batch of lane sums as in
-/// exp_shifted_sum: a single running total waits about 4 cycles for each add,
+/// exp_shifted_sum: a single running total waits for each add to finish,
 /// which made rmsnorm's sum of squares and the softmax backward's dot product
 /// the slowest loops of a training step's elementwise work.
 template <class T>

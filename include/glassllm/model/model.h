@@ -2,7 +2,8 @@
 // K/V cache, and generation.
 //
 // The math, the weight names and the defaults are fixed by the design
-// (docs/design.md). With W x meaning x @ W^T and no biases:
+// (docs/design.md). With W x meaning x @ W^T, and a bias added to q, k and v
+// only with cfg.qkv_bias (Qwen2; no other biases):
 //   x = embed_tokens[tokens]                    [B, T] -> [B, T, d_model]
 //   for each layer:
 //     x = x + attention_block(x)
@@ -11,7 +12,8 @@
 // where
 //   attention_block(x):
 //     h = rmsnorm(x) * input_layernorm
-//     q, k, v = split_heads(q_proj h, k_proj h, v_proj h)   [B, H|Hkv, T, hd]
+//     q, k, v = split_heads(q_proj h (+ q_bias), k_proj h (+ k_bias),
+//                           v_proj h (+ v_bias))            [B, H|Hkv, T, hd]
 //     q, k = rope(q), rope(k)          positions start .. start+T-1
 //     (with a cache: k, v = concat(cache, k|v) along the positions)
 //     out = softmax(causal(q k^T / sqrt(hd))) v             [B, H, T, hd]
