@@ -80,9 +80,12 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
 // by its *_layernorm.weight afterwards. The per-row r is saved for backward.
 Tensor rmsnorm(const Tensor& x, double eps) {
   check_defined("rmsnorm", x);
-  if (x.ndim() == 0 || x.shape().back() == 0)
+  if (x.ndim() == 0)
+    throw std::invalid_argument("rmsnorm: x of shape () has no last axis to normalise");
+  if (x.shape().back() == 0)
     throw std::invalid_argument("rmsnorm: x of shape " + shape_str(x.shape()) +
-                                " has no last axis to normalise");
+                                " has a last axis of length 0; the root mean square of "
+                                "no elements is undefined");
   if (!(eps >= 0))
     throw std::invalid_argument("rmsnorm: eps must be >= 0, got " + std::to_string(eps));
   std::size_t D = x.shape().back(), rows = x.size() / D;
@@ -191,6 +194,7 @@ const RopeTables& rope_tables(std::size_t T, std::size_t start,
 template <class T>
 void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::size_t hd,
                   const RopeTables& tab, T sign) {
+  if (n == 0) return;  // no rows (and hd or T_len may be 0: nothing to divide by)
   std::size_t half = hd / 2;
   auto rotate_rows = [&](std::size_t first, std::size_t last) {
     for (std::size_t row = first; row < last; ++row) {
@@ -311,6 +315,10 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         const std::size_t n = visible[row % T];
         // Shifted by the row's largest score, so exp never overflows.
         const T_ total = vmath::exp_shifted_sum(xr, yr, n, vmath::max(xr, n));
+        if (total != total) {  // NaN: a visible NaN or +inf, or every visible key -inf
+          std::fill(yr, yr + m, total);  // as softmax(masked_fill(...)) would: all NaN
+          continue;
+        }
         vmath::scale(yr, n, T_(1) / total);
         std::fill(yr + n, yr + m, T_(0));  // the hidden keys
       }
