@@ -1,6 +1,7 @@
 // autograd_details.cpp: the rest of the autograd API - a diamond-shaped
 // graph, backward with an explicit upstream gradient, the backward of
-// broadcasting, detach, retain_grad and gradient accumulation.
+// broadcasting, detach, retain_grad, gradient accumulation, gradients that
+// own their memory.
 // Quoted by docs/02-autograd.md.
 #include <iostream>
 
@@ -81,5 +82,17 @@ int main() {
   (c * 4.0).backward();
   std::cout << "after zero_grad and one more: " << c.grad().item() << "\n";
   // doc:end zero_grad
+
+  // doc:begin own_gradients
+  // add's backward hands one dout to both inputs, and here that dout is the
+  // seed; still every grad() is a tensor of its own, as in PyTorch.
+  Tensor s = tensor({1, 2}).requires_grad_();
+  Tensor t = tensor({3, 4}).requires_grad_();
+  Tensor seed = tensor({1, 1});
+  (s + t).backward(seed);
+  s.grad().mutable_data<float>()[0] = 0;  // clip one gradient by hand
+  std::cout << "s.grad() = " << s.grad() << ", t.grad() = " << t.grad()
+            << ", seed = " << seed << "\n";
+  // doc:end own_gradients
   return 0;
 }

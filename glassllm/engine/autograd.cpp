@@ -41,6 +41,29 @@ void accumulate(Tensor& slot, const Tensor& g) {
   slot = slot.defined() ? add(slot, g) : g;
 }
 
+// True when nothing but `g` can see its elements: no other handle to its
+// node, and no other node (a view, the seed, another input's gradient, a
+// saved output) on its storage.
+bool owns_memory(const Tensor& g) {
+  return g.node_ptr().use_count() == 1 && g.node()->storage.use_count() == 1;
+}
+
+// A gradient kept in a tensor's grad() must own its memory, as in PyTorch:
+// the backward of add hands the same dout to both inputs, reshape's is a
+// view of dout, and the seed passed to backward(dout) is the caller's. A
+// student who zeroes or clips one grad() by hand must not change another
+// tensor's gradient or the seed. So the first contribution is copied unless
+// it is already owned; later ones are added into a new tensor anyway.
+void keep_gradient(Tensor& slot, Tensor g) {
+  if (slot.defined()) {
+    slot = add(slot, g);
+  } else if (owns_memory(g)) {
+    slot = std::move(g);
+  } else {
+    slot = mul(g, ones({}, g.dtype()));  // a copy (mul writes a new array)
+  }
+}
+
 }  // namespace
 
 void Tensor::backward() const {
@@ -75,10 +98,13 @@ void Tensor::backward(const Tensor& dout) const {
     Node* n = *it;
     auto found = grads.find(n);
     if (found == grads.end()) continue;  // nothing downstream reached it
-    Tensor g = found->second;
+    Tensor g = std::move(found->second);
     grads.erase(found);  // intermediate gradients are freed as soon as used
-    if (!n->backward || n->retains_grad) accumulate(n->grad, g);
-    if (!n->backward) continue;  // a leaf
+    if (!n->backward) {  // a leaf: the gradient ends here
+      keep_gradient(n->grad, std::move(g));
+      continue;
+    }
+    if (n->retains_grad) keep_gradient(n->grad, g);  // g goes on too: kept as a copy
 
     std::vector<Tensor> input_grads = n->backward(g);
     if (input_grads.size() != n->parents.size())
