@@ -1,7 +1,7 @@
 // autograd_details.cpp: the rest of the autograd API - a diamond-shaped
 // graph, backward with an explicit upstream gradient, the backward of
 // broadcasting, detach, retain_grad, gradient accumulation, gradients that
-// own their memory.
+// own their memory, and the version counter that guards saved tensors.
 // Quoted by docs/02-autograd.md.
 #include <iostream>
 
@@ -94,5 +94,18 @@ int main() {
   std::cout << "s.grad() = " << s.grad() << ", t.grad() = " << t.grad()
             << ", seed = " << seed << "\n";
   // doc:end own_gradients
+
+  // doc:begin written_after_forward
+  // u * u saves u for its backward (d(u*u)/du = 2u). A write into u after
+  // the forward would change that gradient silently, so backward refuses.
+  Tensor u = tensor({1, 2}).requires_grad_();
+  Tensor squares = u * u;
+  u.mutable_data<float>()[0] = 10;  // a write: u's version goes from 0 to 1
+  try {
+    sum(squares).backward();
+  } catch (const std::invalid_argument& e) {
+    std::cout << e.what() << "\n";
+  }
+  // doc:end written_after_forward
   return 0;
 }
