@@ -81,3 +81,15 @@ add_test(NAME doccheck_rule
 # ... and its check of relative links and anchors, on tests/data/doccheck/links/.
 add_test(NAME doccheck_links
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/doccheck_links.sh $<TARGET_FILE:doccheck>)
+
+# Random op graphs (every op of ops.h, broadcasting, reuse, 0-d and size-0
+# shapes, float32 and float64) through the engine (tests/differential/
+# opgraph.cpp) and through PyTorch (differential.py, Debian's python3-torch),
+# values and gradients compared. 300 graphs here; .ci/run runs 20,000
+# (scripts/differential.sh).
+add_executable(opgraph tests/differential/opgraph.cpp)
+target_link_libraries(opgraph PRIVATE glassllm)
+add_test(NAME differential_short
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/differential/differential.py
+    --engine $<TARGET_FILE:opgraph> --graphs 300 --seed 1)
+set_tests_properties(differential_short PROPERTIES TIMEOUT 120)
