@@ -94,3 +94,14 @@ add_test(NAME docs_build_commands
 # scripts/lesson.sh runs a lesson plan's commands, as the page shows them.
 add_test(NAME lesson_runner
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/lesson_runner.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
+# Random op graphs (every op of ops.h, broadcasting, reuse, 0-d and size-0
+# shapes, float32 and float64) through the engine (tests/differential/
+# opgraph.cpp) and through PyTorch (differential.py, Debian's python3-torch),
+# values and gradients compared. 300 graphs here; .ci/run runs 20,000
+# (scripts/differential.sh).
+add_executable(opgraph tests/differential/opgraph.cpp)
+target_link_libraries(opgraph PRIVATE glassllm)
+add_test(NAME differential_short
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/differential/differential.py
+    --engine $<TARGET_FILE:opgraph> --graphs 300 --seed 1)
+set_tests_properties(differential_short PROPERTIES TIMEOUT 120)

@@ -1,6 +1,7 @@
 // autograd_details.cpp: the rest of the autograd API - a diamond-shaped
 // graph, backward with an explicit upstream gradient, the backward of
-// broadcasting, detach, retain_grad and gradient accumulation.
+// broadcasting, detach, retain_grad, gradient accumulation, gradients that
+// own their memory, and the version counter that guards saved tensors.
 // Quoted by docs/02-autograd.md.
 #include <iostream>
 
@@ -81,5 +82,30 @@ int main() {
   (c * 4.0).backward();
   std::cout << "after zero_grad and one more: " << c.grad().item() << "\n";
   // doc:end zero_grad
+
+  // doc:begin own_gradients
+  // add's backward hands one dout to both inputs, and here that dout is the
+  // seed; still every grad() is a tensor of its own, as in PyTorch.
+  Tensor s = tensor({1, 2}).requires_grad_();
+  Tensor t = tensor({3, 4}).requires_grad_();
+  Tensor seed = tensor({1, 1});
+  (s + t).backward(seed);
+  s.grad().mutable_data<float>()[0] = 0;  // clip one gradient by hand
+  std::cout << "s.grad() = " << s.grad() << ", t.grad() = " << t.grad()
+            << ", seed = " << seed << "\n";
+  // doc:end own_gradients
+
+  // doc:begin written_after_forward
+  // u * u saves u for its backward (d(u*u)/du = 2u). A write into u after
+  // the forward would change that gradient silently, so backward refuses.
+  Tensor u = tensor({1, 2}).requires_grad_();
+  Tensor squares = u * u;
+  u.mutable_data<float>()[0] = 10;  // a write: u's version goes from 0 to 1
+  try {
+    sum(squares).backward();
+  } catch (const std::invalid_argument& e) {
+    std::cout << e.what() << "\n";
+  }
+  // doc:end written_after_forward
   return 0;
 }

@@ -25,6 +25,7 @@ Tensor custom_op(const std::string& name, const std::vector<Tensor>& inputs,
     node.backward = [inputs, output = out.detach(), backward](const Tensor& dout) {
       return backward(inputs, output, dout);
     };
+    remember_versions(node);
   }
   if (detail::op_observer) detail::op_observer->on_op(out, inputs.data(), inputs.size());
   return out;

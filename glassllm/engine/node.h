@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -31,6 +32,10 @@ namespace glassllm {
 /// and strides an xt::xarray would set up for every op's result.
 struct Storage {
   std::variant<xt::xtensor<float, 1>, xt::xtensor<double, 1>> array;
+  /// Counts writes from outside the ops (Tensor::mutable_data): an op's
+  /// backward that reads a tensor it saved checks that the count has not
+  /// moved since the forward (PyTorch's version counter).
+  std::uint64_t version = 0;
 };
 
 /// Given the gradient of an op's output, returns one gradient per input (an
@@ -50,6 +55,10 @@ struct Node {
   std::string op;               // "" for a tensor no op produced
   std::vector<Tensor> parents;  // set only when the op was recorded
   BackwardFn backward;          // likewise
+  // The storage versions of the parents and of this node when the op ran,
+  // checked by backward() (autograd.cpp, check_saved_versions).
+  std::vector<std::uint64_t> parent_versions;
+  std::uint64_t version_at_op = 0;
 
   template <class T>
   T* data() {
@@ -74,6 +83,10 @@ T* ptr(const Tensor& t) {
 
 // ---- recording the graph ------------------------------------------------------
 
+/// Notes the storage versions of a just-recorded node's parents and output,
+/// for backward() to see whether one was written since (autograd.cpp).
+void remember_versions(Node& node);
+
 /// True when an op with these inputs must record its backward.
 bool should_record(std::initializer_list<const Tensor*> inputs);
 bool should_record(const std::vector<Tensor>& inputs);
@@ -90,6 +103,7 @@ Tensor finish_op(Tensor out, const char* op, const std::vector<Tensor>& inputs,
     node.requires_grad = true;
     node.parents = inputs;
     node.backward = make_backward();
+    remember_versions(node);
   }
   if (detail::op_observer) detail::op_observer->on_op(out, inputs.data(), inputs.size());
   return out;
@@ -112,6 +126,7 @@ Tensor finish_op(Tensor out, const char* op,
     node.requires_grad = true;
     node.parents.assign(inputs.begin(), inputs.end());
     node.backward = make_backward();
+    remember_versions(node);
   }
   if (detail::op_observer) {
     const std::vector<Tensor> copies(inputs.begin(), inputs.end());

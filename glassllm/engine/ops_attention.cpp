@@ -81,9 +81,12 @@ Tensor repeat_kv(const Tensor& x, std::size_t n_rep) {
 // by its *_layernorm.weight afterwards. The per-row r is saved for backward.
 Tensor rmsnorm(const Tensor& x, double eps) {
   check_defined("rmsnorm", x);
-  if (x.ndim() == 0 || x.shape().back() == 0)
+  if (x.ndim() == 0)
+    throw std::invalid_argument("rmsnorm: x of shape () has no last axis to normalise");
+  if (x.shape().back() == 0)
     throw std::invalid_argument("rmsnorm: x of shape " + shape_str(x.shape()) +
-                                " has no last axis to normalise");
+                                " has a last axis of length 0; the root mean square of "
+                                "no elements is undefined");
   if (!(eps >= 0))
     throw std::invalid_argument("rmsnorm: eps must be >= 0, got " + std::to_string(eps));
   std::size_t D = x.shape().back(), rows = x.size() / D;
@@ -190,6 +193,7 @@ const RopeTables& rope_tables(std::size_t T, std::size_t start,
 template <class T>
 void rotate_pairs(const T* in, T* out, std::size_t n, std::size_t T_len, std::size_t hd,
                   const RopeTables& tab, T sign) {
+  if (n == 0) return;  // no rows (and hd or T_len may be 0: nothing to divide by)
   std::size_t half = hd / 2;
   auto rotate_rows = [&](std::size_t first, std::size_t last) {
     for (std::size_t row = first; row < last; ++row) {
@@ -320,7 +324,11 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
       for (std::size_t row = first; row < last; ++row) {
         const std::size_t o = row * m, n = visible[row % T];
         fast::softmax_row(in + o, y + o, n);
-        std::fill(y + o + n, y + o + m, T_(0));  // the hidden keys
+        // A visible NaN or +inf, or every visible key -inf, makes the visible
+        // entries NaN; then the whole row is NaN, as softmax(masked_fill(...))
+        // gives. Otherwise the hidden keys are 0.
+        const T_ hidden = n > 0 && y[o] != y[o] ? y[o] : T_(0);
+        std::fill(y + o + n, y + o + m, hidden);
       }
     });
   });

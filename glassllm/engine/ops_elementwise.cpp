@@ -144,7 +144,9 @@ bool needs(const Tensor& t) {
 }  // namespace
 
 Tensor sum_to_shape(const Tensor& g, const Shape& shape) {
-  if (g.shape() == shape) return g;
+  // Nothing to sum: g itself, or under no_grad a view cut from the graph (an
+  // op's result under no_grad never requires grad).
+  if (g.shape() == shape) return grad_enabled() ? g : g.detach();
   Shape target = broadcast_shapes(shape, g.shape(), "sum_to_shape");
   if (target != g.shape())
     throw std::invalid_argument("sum_to_shape: shape " + shape_str(shape) +
@@ -212,15 +214,28 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 // d(a^b)/da = b a^(b-1), d(a^b)/db = a^b ln(a)
+// As in PyTorch, a^0 is the constant 1 (d/da = 0, also at a = 0, where
+// b a^(b-1) would be 0 * inf), and d/db = 0 where a = 0 and b >= 0 (0^b is
+// 0 or 1 there; a^b ln(a) would be 0 * -inf or -inf). Both are selected, not
+// multiplied by a 0/1 mask, so an inf or NaN in dout does not leak through.
 Tensor pow(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward("pow", a, b, [](auto x, auto y) { return std::pow(x, y); });
   return finish_op(out, "pow", {a, b}, [&] {
     return [a, b, out = out.detach()](const Tensor& dout) {
-      return std::vector<Tensor>{
-          needs(a)
-              ? sum_to_shape(mul(dout, mul(b, pow(a, sub(b, ones_like(b))))), a.shape())
-              : Tensor(),
-          needs(b) ? sum_to_shape(mul(dout, mul(out, log(a))), b.shape()) : Tensor()};
+      Tensor da, db;
+      if (needs(a)) {
+        Tensor full = mul(dout, mul(b, pow(a, sub(b, ones_like(b)))));
+        Tensor exponent_zero =
+            binary_forward("pow", a, b, [](auto, auto y) { return decltype(y)(y == 0); });
+        da = sum_to_shape(where(exponent_zero, zeros({}, a.dtype()), full), a.shape());
+      }
+      if (needs(b)) {
+        Tensor full = mul(dout, mul(out, log(a)));
+        Tensor base_zero = binary_forward(
+            "pow", a, b, [](auto x, auto y) { return decltype(x)(x == 0 && y >= 0); });
+        db = sum_to_shape(where(base_zero, zeros({}, b.dtype()), full), b.shape());
+      }
+      return std::vector<Tensor>{da, db};
     };
   });
 }
@@ -410,14 +425,18 @@ Tensor silu(const Tensor& x) {
   });
 }
 
-// d(max(x, 0))/dx = 1 where x > 0, else 0 (the subgradient 0 at x == 0)
+// d(max(x, 0))/dx = 1 where x > 0, else 0 (the subgradient 0 at x == 0).
+// NaN propagates as in np.maximum and torch.relu: relu(NaN) is NaN, and (as
+// torch's threshold_backward) dout passes through at a NaN, which is not <= 0.
+// The backward selects dout, so an inf in dout never meets a 0 (inf * 0 = NaN).
 Tensor relu(const Tensor& x) {
   check_defined("relu", x);
-  Tensor out = unary_forward(x, [](auto v) { return v > 0 ? v : decltype(v)(0); });
+  Tensor out =
+      unary_forward(x, [](auto v) { return v > 0 || v != v ? v : decltype(v)(0); });
   return finish_op(out, "relu", {x}, [&] {
     return [x](const Tensor& dout) {
-      Tensor step = unary_forward(x, [](auto v) { return decltype(v)(v > 0 ? 1 : 0); });
-      return std::vector<Tensor>{mul(dout, step)};
+      return std::vector<Tensor>{binary_forward(
+          "relu", x, dout, [](auto v, auto g) { return v <= 0 ? decltype(g)(0) : g; })};
     };
   });
 }

@@ -66,6 +66,20 @@ std::vector<unsigned char> nonzero_bytes(const Tensor& t) {
   return truth;
 }
 
+// finish_op records an op when any input requires grad. where and
+// masked_fill also take a condition that never gets a gradient (as in
+// PyTorch, where it is a bool tensor): when only the condition requires
+// grad, the result is cut from the graph again, a constant.
+Tensor record_only_if(bool differentiable_input_requires_grad, Tensor out) {
+  if (!differentiable_input_requires_grad) {
+    Node& node = *out.node();
+    node.requires_grad = false;
+    node.parents.clear();
+    node.backward = nullptr;
+  }
+  return out;
+}
+
 // The largest element of a row; -inf for a row of -inf.
 template <class T>
 T row_max(const T* in, std::size_t first, std::size_t stride, std::size_t n) {
@@ -128,8 +142,10 @@ Tensor softmax(const Tensor& x, int axis) {
   });
 }
 
-// log softmax(x) = x - max - log(sum(exp(x - max))): computed this way, never
+// log softmax(x) = (x - max) - log(sum(exp(x - max))): computed this way, never
 // as log(softmax(x)), which would give -inf where a probability underflows.
+// The parentheses matter: x - (max + log_sum) would round max + log_sum to
+// max when |max| is large (1e16 in float64, 1e8 in float32: every output 0).
 Tensor log_softmax(const Tensor& x, int axis) {
   check_defined("log_softmax", x);
   std::size_t ax = normalize_axis("log_softmax", axis, x.shape());
@@ -143,9 +159,9 @@ Tensor log_softmax(const Tensor& x, int axis) {
       T m = row_max(in, first, stride, s.n);
       T total = 0;
       for (std::size_t k = 0; k < s.n; ++k) total += std::exp(in[first + k * stride] - m);
-      T log_z = m + std::log(total);  // log(sum(exp(x)))
+      T log_total = std::log(total);  // log(sum(exp(x - max)))
       for (std::size_t k = 0; k < s.n; ++k)
-        y[first + k * stride] = in[first + k * stride] - log_z;
+        y[first + k * stride] = (in[first + k * stride] - m) - log_total;
     });
   });
   // y_i = x_i - log_z, d log_z / dx_j = softmax_j, so
@@ -212,7 +228,11 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
     for (std::size_t r = 0; r < rows; ++r) {
       if (targets[r] == ignore_index) continue;
       const T* row = z + r * C;
-      total += fast::log_sum_exp(row, C) - row[targets[r]];  // -log softmax(row)[target]
+      // -log softmax(row)[target] = log sum exp(row - max) - (row[target] - max);
+      // not (max + log sum) - row[target], which rounds log sum away for large
+      // logits.
+      const fast::LogSumExp<T> lse = fast::log_sum_exp(row, C);
+      total += lse.log_sum - (row[targets[r]] - lse.largest);
     }
     // Every row ignored: nothing to average; 0 keeps a training loop going.
     ptr<T>(out)[0] = count > 0 ? total / T(count) : T(0);
@@ -337,7 +357,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   // The split is a fused loop that selects (rather than multiplies by a 0/1
   // mask) so that an inf or NaN in dout never leaks into the other branch.
   // The condition gets no gradient.
-  return finish_op(out, "where", {condition, a, b}, [&] {
+  Tensor result = finish_op(out, "where", {condition, a, b}, [&] {
     return [condition, a_shape = as, b_shape = bs, out_shape,
             need_a = a.node()->requires_grad,
             need_b = b.node()->requires_grad](const Tensor& dout) {
@@ -361,6 +381,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
                                  need_b ? sum_to_shape(db_full, b_shape) : Tensor()};
     };
   });
+  return record_only_if(a.requires_grad() || b.requires_grad(), result);
 }
 
 // x with `value` written wherever mask is nonzero. The mask broadcasts to x
@@ -391,7 +412,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   });
   // dx = dout where the mask is zero, 0 where a constant was written (the
   // output there does not depend on x). A select loop, as in where.
-  return finish_op(out, "masked_fill", {x, mask}, [&] {
+  Tensor result = finish_op(out, "masked_fill", {x, mask}, [&] {
     return [mask](const Tensor& dout) {
       std::vector<unsigned char> filled = nonzero_bytes(mask);
       Tensor dx = empty(dout.shape(), dout.dtype());
@@ -406,6 +427,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
       return std::vector<Tensor>{dx, Tensor()};
     };
   });
+  return record_only_if(x.requires_grad(), result);
 }
 
 }  // namespace glassllm

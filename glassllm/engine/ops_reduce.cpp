@@ -125,6 +125,8 @@ Tensor mean(const Tensor& x, const std::vector<int>& axes, bool keepdims) {
 
 // max along one axis. The gradient flows to the positions holding the maximum,
 // split equally between ties (so the check sum of gradients == dout holds).
+// A NaN anywhere in a row makes its maximum NaN (np.max, torch.amax) and, as
+// torch.amax's backward does, its whole row of gradients NaN.
 Tensor max(const Tensor& x, int axis, bool keepdims) {
   check_defined("max", x);
   std::size_t a = normalize_axis("max", axis, x.shape());
@@ -142,8 +144,11 @@ Tensor max(const Tensor& x, int axis, bool keepdims) {
     for (std::size_t i = 0; i < s.outer; ++i)
       for (std::size_t c = 0; c < s.inner; ++c) {
         T best = in[i * s.n * s.inner + c];
-        for (std::size_t k = 1; k < s.n; ++k)
-          best = std::max(best, in[(i * s.n + k) * s.inner + c]);
+        for (std::size_t k = 1; k < s.n; ++k) {
+          T v = in[(i * s.n + k) * s.inner + c];
+          if (v > best || v != v) best = v;  // a NaN wins, as in np.max
+          if (best != best) break;
+        }
         o[i * s.inner + c] = best;
       }
   });
@@ -162,6 +167,10 @@ Tensor max(const Tensor& x, int axis, bool keepdims) {
         for (std::size_t i = 0; i < s.outer; ++i)
           for (std::size_t c = 0; c < s.inner; ++c) {
             T best = m[i * s.inner + c];
+            if (best != best) {  // a NaN maximum: the whole row's gradient is NaN
+              for (std::size_t k = 0; k < s.n; ++k) w[(i * s.n + k) * s.inner + c] = best;
+              continue;
+            }
             std::size_t ties = 0;
             for (std::size_t k = 0; k < s.n; ++k)
               ties += in[(i * s.n + k) * s.inner + c] == best;

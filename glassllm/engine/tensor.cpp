@@ -162,7 +162,9 @@ const T* Tensor::data() const {
 
 template <class T>
 T* Tensor::mutable_data() {
-  return const_cast<T*>(data<T>());
+  T* p = const_cast<T*>(data<T>());
+  ++node()->storage->version;  // a write: a backward that saved this tensor must know
+  return p;
 }
 
 template const float* Tensor::data<float>() const;

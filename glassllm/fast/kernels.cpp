@@ -36,11 +36,11 @@ void softmax_row(const T* x, T* y, std::size_t n, T scale) {
 }
 
 template <class T>
-T log_sum_exp(const T* x, std::size_t n) {
+LogSumExp<T> log_sum_exp(const T* x, std::size_t n) {
   thread_local std::vector<T> exps;  // the row's exp(x - max), for their sum
   exps.resize(n);
   const T largest = vmath::max(x, n);
-  return largest + std::log(vmath::exp_shifted_sum(x, exps.data(), n, largest));
+  return {largest, std::log(vmath::exp_shifted_sum(x, exps.data(), n, largest))};
 }
 
 template <class T>
@@ -58,12 +58,12 @@ void silu(const T* x, T* y, std::size_t n) {
   vmath::map(x, y, n, [](auto v) { return v * vmath::sigmoid(v); });
 }
 
-#define GLASSLLM_ROW_KERNELS(T)                               \
-  template T dot<T>(const T*, const T*, std::size_t);         \
-  template void softmax_row<T>(const T*, T*, std::size_t, T); \
-  template T log_sum_exp<T>(const T*, std::size_t);           \
-  template void exp<T>(const T*, T*, std::size_t);            \
-  template void sigmoid<T>(const T*, T*, std::size_t);        \
+#define GLASSLLM_ROW_KERNELS(T)                                \
+  template T dot<T>(const T*, const T*, std::size_t);          \
+  template void softmax_row<T>(const T*, T*, std::size_t, T);  \
+  template LogSumExp<T> log_sum_exp<T>(const T*, std::size_t); \
+  template void exp<T>(const T*, T*, std::size_t);             \
+  template void sigmoid<T>(const T*, T*, std::size_t);         \
   template void silu<T>(const T*, T*, std::size_t);
 GLASSLLM_ROW_KERNELS(float)
 GLASSLLM_ROW_KERNELS(double)

@@ -71,7 +71,7 @@ Tensor rsqrt(const Tensor& x);    ///< 1 / sqrt(x)
 Tensor tanh(const Tensor& x);     ///< hyperbolic tangent
 Tensor sigmoid(const Tensor& x);  ///< 1 / (1 + e^-x)
 Tensor silu(const Tensor& x);     ///< x * sigmoid(x) (SwiGLU's gate)
-Tensor relu(const Tensor& x);     ///< max(x, 0); gradient 0 at x == 0
+Tensor relu(const Tensor& x);     ///< max(x, 0); gradient 0 at x == 0; relu(NaN) = NaN
 
 // ---- reductions (glassllm/engine/ops_reduce.cpp) -----------------------------------
 // `axes` empty means every axis. keepdims keeps reduced axes with length 1.
@@ -80,7 +80,8 @@ Tensor relu(const Tensor& x);     ///< max(x, 0); gradient 0 at x == 0
 Tensor sum(const Tensor& x, const std::vector<int>& axes = {}, bool keepdims = false);
 Tensor mean(const Tensor& x, const std::vector<int>& axes = {}, bool keepdims = false);
 /// Maximum value along one axis (np.max(x, axis)). The gradient goes to the
-/// maximal entries, split equally between ties (as torch.amax).
+/// maximal entries, split equally between ties (as torch.amax). A NaN in a
+/// row makes its maximum NaN and the row's gradient NaN (as torch.amax).
 Tensor max(const Tensor& x, int axis, bool keepdims = false);
 /// Maximum over all elements (a 0-d tensor).
 Tensor max(const Tensor& x);
@@ -129,7 +130,7 @@ Tensor linear(const Tensor& x, const Tensor& weight);
 /// Softmax along `axis`: exp(x - max) / sum(exp(x - max)). Entries equal to
 /// -inf get probability exactly 0.
 Tensor softmax(const Tensor& x, int axis = -1);
-/// log(softmax(x)), computed stably as x - max - log(sum(exp(x - max))).
+/// log(softmax(x)), computed stably as (x - max) - log(sum(exp(x - max))).
 Tensor log_softmax(const Tensor& x, int axis = -1);
 /// Mean cross-entropy of logits [..., C] against integer targets, one per
 /// row (targets.size() == logits.size() / C), skipping rows whose target is
@@ -142,9 +143,11 @@ Tensor cross_entropy(const Tensor& logits, const std::vector<std::int64_t>& targ
 Tensor embedding(const Tensor& weight, const std::vector<std::int64_t>& ids,
                  const Shape& ids_shape);
 /// np.where(condition, a, b): condition is any tensor, true where nonzero;
-/// the three shapes broadcast. No gradient flows to the condition.
+/// the three shapes broadcast. No gradient flows to the condition, and the
+/// result requires grad only if a or b does.
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 /// x where mask is zero, `value` where mask is nonzero (mask broadcasts to x).
+/// The mask gets no gradient; the result requires grad only if x does.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // ---- attention pieces (glassllm/engine/ops_attention.cpp) ---------------------------
@@ -173,7 +176,8 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 /// key j is at position key_start + j. A query sees a key iff the key's
 /// position <= the query's; hidden keys get probability exactly 0. Equal, up
 /// to rounding (~1 ulp), to softmax(masked_fill(x, hidden, -inf)), without
-/// building the mask.
+/// building the mask; a row whose visible scores hold a NaN, or are all -inf,
+/// is NaN in every entry, as that softmax's would be.
 /// Throws if the first query sees no key (key_start > query_start) or R is not
 /// a multiple of queries.
 ///   probs = causal_softmax(scores, start);  // scores [B, H, T, m], keys from position 0

@@ -54,6 +54,9 @@ class Tensor {
   /// float32, double for float64) or std::invalid_argument is thrown.
   template <class T>
   const T* data() const;
+  /// The same pointer, for writing. Each call counts as a write to the
+  /// data (and to every view of it): backward() then refuses an op that
+  /// saved this tensor before the write, naming the op (docs/02-autograd.md).
   template <class T>
   T* mutable_data();
 

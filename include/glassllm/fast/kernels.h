@@ -89,10 +89,17 @@ T dot(const T* a, const T* b, std::size_t n);
 template <class T>
 void softmax_row(const T* x, T* y, std::size_t n, T scale = T(1));
 
-/// log(sum_i exp(x[i])) over i < n (n >= 1), computed as max + log(sum_i exp(x[i] -
-/// max)).
+/// log(sum_i exp(x[i])) over i < n (n >= 1) in two parts: the row's largest
+/// value and log(sum_i exp(x[i] - largest)). Kept apart because a caller that
+/// subtracts it from a logit should compute (x - largest) - log_sum: adding
+/// the two first would round log_sum away when the logits are large.
 template <class T>
-T log_sum_exp(const T* x, std::size_t n);
+struct LogSumExp {
+  T largest;
+  T log_sum;
+};
+template <class T>
+LogSumExp<T> log_sum_exp(const T* x, std::size_t n);
 
 /// y[i] = exp(x[i]), sigmoid(x[i]) = 1 / (1 + exp(-x[i])), silu(x[i]) = x[i]
 /// sigmoid(x[i]).
