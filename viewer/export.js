@@ -5,7 +5,7 @@
 // The title line of an exported image: the view, the prompt, the step, and
 // the layer and head when one is chosen.
 function exportTitle() {
-  const tab = document.querySelector("[role=tab][aria-selected=true]").textContent;
+  const tab = document.querySelector("[role=tab][aria-selected=true]").textContent.trim();
   if (!state.trace) return "GlassLM inspector \u2014 " + tab;
   const d = state.trace.doc;
   const prompt = d.steps[0].kind === "prefill" ? d.steps[0].tokens.map((t) => t.text).join("") : "";

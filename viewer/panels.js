@@ -24,7 +24,7 @@ function renderCache() {
         values: rows.map((r) => r.bytes),
       },
       {
-        name: "multi-head attention (" + c.n_heads + " K/V heads)",
+        name: "multi-head (" + c.n_heads + " K/V heads)",
         color: OKABE_ITO[5],
         outline: true,
         values: rows.map((r) => r.mhaBytes),

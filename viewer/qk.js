@@ -88,9 +88,10 @@ function qkRows(trace, step, layer, head, row) {
 }
 
 // A vector as a strip of coloured cells on a scale symmetric around 0.
+// Its cells are narrow enough that the strip (hd numbers) stays 160 px or less.
 function vectorStrip(v, lim, title) {
   const c = el("canvas", { class: "strip", title });
-  const cell = 8;
+  const cell = Math.max(2, Math.min(8, Math.floor(160 / Math.max(1, v.length))));
   const ctx = sizeCanvas(c, v.length * cell, 18);
   v.forEach((x, i) => {
     const [r, g, b] = colorOf("diverging", x, -lim, lim);
@@ -129,7 +130,10 @@ function renderQk() {
     }),
   );
   // The last row by default: the one that chose the next token.
-  rowSel.value = prev !== "" && Number(prev) < s.rows.count ? prev : String(s.rows.count - 1);
+  // A link's query row first, then the row shown before.
+  const want = state.qkQuery !== null ? String(state.qkQuery) : prev;
+  state.qkQuery = null;
+  rowSel.value = want !== "" && Number(want) < s.rows.count ? want : String(s.rows.count - 1);
   const row = Number(rowSel.value);
   const r = qkRows(t, state.step, layer, head, row);
   const sum = $("qk-summary");
@@ -163,19 +167,20 @@ function renderQk() {
   const list = (v) => "[" + Array.from(v, (x) => rounded(x, digits)).join(", ") + "]";
   const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
   const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
-  const th = (text) => el("th", { scope: "col", text });
+  // Short headers keep the table inside a 1024 px screen; the title says more.
+  const th = (text, title) => el("th", { scope: "col", text, title });
   const head_ = el(
     "tr",
     {},
-    th("key pos"),
-    th("key token"),
-    th("k (" + r.hd + " numbers)"),
-    th("q \u00b7 k"),
-    th("\u00f7 \u221a" + r.hd + " = score"),
-    th("recorded score"),
-    th("softmax"),
-    th("recorded softmax"),
-    th(""),
+    th("pos", "the key's position"),
+    th("key", "the key's token"),
+    th("k (" + r.hd + ")", "the key vector k: " + r.hd + " numbers"),
+    th("q \u00b7 k", "the dot product of q and k"),
+    th("\u00f7 \u221a" + r.hd, "score = q \u00b7 k / \u221a" + r.hd),
+    th("recorded", "the score the trace recorded"),
+    th("softmax", "the softmax of the scores, recomputed"),
+    th("recorded", "the softmax the trace recorded"),
+    th("", "the softmax as a bar"),
   );
   const qRow = el(
     "tr",
@@ -211,7 +216,7 @@ function renderQk() {
         { class: "barcell" },
         el("span", {
           class: "bar",
-          style: "width:" + Math.round(200 * (typeof k.prob === "number" ? k.prob : 0)) + "px",
+          style: "width:" + Math.round(120 * (typeof k.prob === "number" ? k.prob : 0)) + "px",
         }),
       ),
     ),
@@ -238,15 +243,19 @@ function drawCacheTensor(canvas, trace, step) {
   );
   const rect = canvas.getBoundingClientRect();
   const w = Math.max(500, Math.round(rect.width || 900));
-  const left = 250,
-    right = 16,
-    font = 14;
+  const font = state.present ? 18 : 14; // projector size in presentation mode
+  const rowLabel = (name, g) =>
+    name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(",");
+  const ctx = sizeCanvas(canvas, 1, 1);
+  ctx.font = font + 'px "DejaVu Sans", sans-serif';
+  const left = Math.ceil(ctx.measureText(rowLabel("K", c.n_kv_heads - 1)).width) + 16,
+    right = 16;
   const cell = Math.max(1, (w - left - right) / capacity);
-  const rowH = 22,
+  const rowH = font + 8,
     blockH = rowH * c.n_kv_heads;
-  const top = 30;
-  const h = top + 2 * (blockH + 34) + 64;
-  const ctx = sizeCanvas(canvas, w, h);
+  const top = font + 16;
+  const h = top + 2 * (blockH + 34) - 18 + 4 * (font + 4) + 8;
+  sizeCanvas(canvas, w, h);
   canvas.style.width = "";
   ctx.fillStyle = cssVar("--bg");
   ctx.fillRect(0, 0, w, h);
@@ -272,11 +281,7 @@ function drawCacheTensor(canvas, trace, step) {
       ctx.fillStyle = cssVar("--fg");
       ctx.textAlign = "right";
       ctx.textBaseline = "middle";
-      ctx.fillText(
-        name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(","),
-        left - 8,
-        y + rowH / 2,
-      );
+      ctx.fillText(rowLabel(name, g), left - 8, y + rowH / 2);
       for (let p = 0; p < capacity; p++) {
         const x = left + p * cell;
         if (p < held) {
@@ -298,12 +303,13 @@ function drawCacheTensor(canvas, trace, step) {
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
   ctx.font = font + 'px "DejaVu Sans Mono", monospace';
-  const every = labelStride(capacity, cell, font + 2);
+  // Labels as far apart as the widest position number needs: never overlapping.
+  const every = labelStride(capacity, cell, ctx.measureText(String(capacity - 1)).width + 8);
   for (let p = 0; p < capacity; p += every) {
     const x = left + (p + 0.5) * cell;
     const tok = p < held ? seqToken(trace, s.window_offset + p) : null;
     ctx.fillText(String(p), x, axisY);
-    if (tok) ctx.fillText(showText(tok.text).slice(0, 3), x, axisY + 18);
+    if (tok) ctx.fillText(showText(tok.text).slice(0, every > 1 ? 3 : 1), x, axisY + font + 4);
   }
   ctx.font = font + 'px "DejaVu Sans", sans-serif';
   ctx.textAlign = "left";
@@ -312,9 +318,14 @@ function drawCacheTensor(canvas, trace, step) {
       held +
       " held, room for " +
       c.max_len +
-      "; solid: written by this step, light: kept from before)",
-    left,
-    axisY + 40,
+      ")",
+    4,
+    axisY + 2 * (font + 4) + 2,
+  );
+  ctx.fillText(
+    "solid: written by this step; light: kept from before",
+    4,
+    axisY + 3 * (font + 4) + 2,
   );
   canvas.dataset.held = String(held);
   canvas.dataset.capacity = String(capacity);

@@ -136,7 +136,8 @@ function labelStride(n, cellSize, need) {
 // horizontal where they fit and turned upright where they do not. Returns
 // the cells' inset inside the canvas (CSS pixels) for cellAt.
 //   opts: {scale, range, rowLabel(r), colLabel(c), width, height, font,
-//          maxCell, titles: {rows, cols} (axis names, optional)}
+//          maxCell, rowFloor (least height of a row of a one- or two-row
+//          map), titles: {rows, cols} (axis names, optional)}
 function drawMap(canvas, mat, opts) {
   const font = opts.font || 14;
   const mono = font + 'px "DejaVu Sans Mono", monospace';
@@ -160,7 +161,10 @@ function drawMap(canvas, mat, opts) {
   let top = (horizontal ? font + 6 : Math.min(colW, 90) + 8) + titleH;
   let cellH = cellW;
   if (opts.height) cellH = Math.max(1, Math.min(cellW, (opts.height - top - 4) / mat.rows));
-  if (opts.minRow && mat.rows <= 2) cellH = Math.max(cellH, Math.min(opts.minRow, cellW));
+  // A map of one or two rows (a decode step) is a band at least rowFloor
+  // high, never a line of a few pixels, however many keys share its width.
+  if (opts.rowFloor && mat.rows <= 2 && opts.height)
+    cellH = Math.max(cellH, Math.min(opts.rowFloor, (opts.height - top - 4) / mat.rows));
   cellW = Math.floor(cellW * 100) / 100;
   const w = Math.round(cellW * mat.cols),
     h = Math.max(1, Math.round(cellH * mat.rows));

@@ -1,0 +1,327 @@
+// classroom.test.mjs: the inspector in front of a class, in headless Debian
+// Chromium at a projector's 1024x768 and at 1920x1080: deep links (the URL
+// fragment sets the view, the back button walks it), ARIA tabs and the
+// keyboard, and presentation mode (one K/V group or one head filling the
+// screen, every token labelled at 20 px, no text under 16 px, nothing
+// scrolling), on the README's prompt and on a 128-token prompt whose cache
+// resets. Run by CTest as viewer_browser_tests, or by hand after a build:
+//   node --test tests/viewer/classroom.test.mjs
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
+
+const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-classroom-"));
+const at = (name) => path.join(work, name);
+const demo = path.join(root, "models/demo");
+// The README's first command traces this prompt: 14 characters, 14 tokens.
+const README_PROMPT = "C GlassLM2026=";
+// 125 characters and 4 steps: the demo's 128 positions fill, the cache resets.
+const LONG_PROMPT = "C " + "abcdefghijklmnopqrstuvwxyz".repeat(5).slice(0, 122) + "=";
+
+let browser;
+const json = {};
+
+function trace(name, prompt, steps) {
+  glassllm(
+    "trace",
+    demo,
+    "--prompt",
+    prompt,
+    "--steps",
+    String(steps),
+    "--out",
+    at(name + ".json"),
+    "--html",
+    at(name + ".html"),
+  );
+  json[name] = readTrace(at(name + ".json"));
+}
+
+before(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  trace("readme", README_PROMPT, 6);
+  trace("long", LONG_PROMPT, 4);
+  browser = await launch();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+async function open(name, hash, width, height) {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width, height });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  page.errors = errors;
+  await page.goto(fileUrl(at(name + ".html")) + hash);
+  await page.waitForSelector('body[data-ready="1"][data-fonts="1"]');
+  return page;
+}
+
+// What a class sees: the selected tab, whether anything scrolls (the page,
+// or any box sideways), the smallest visible text, the presented maps.
+function screenFacts(page) {
+  return page.evaluate(() => {
+    const de = document.documentElement;
+    let smallest = Infinity,
+      smallText = "";
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      const n = walk.currentNode;
+      if (!n.textContent.trim()) continue;
+      const e = n.parentElement;
+      const r = e.getBoundingClientRect();
+      if (!e.checkVisibility({ visibilityProperty: true }) || r.width === 0) continue;
+      if (r.bottom < 0 || r.top > innerHeight) continue;
+      const size = parseFloat(getComputedStyle(e).fontSize);
+      if (size < smallest) [smallest, smallText] = [size, n.textContent.trim().slice(0, 30)];
+    }
+    const sideways = [...document.querySelectorAll("body *")]
+      .filter((e) => e.checkVisibility() && e.scrollWidth > e.clientWidth + 1)
+      .filter((e) => /auto|scroll/.test(getComputedStyle(e).overflowX))
+      .map((e) => e.id || e.className);
+    const maps = [...document.querySelectorAll("#stage canvas")].map((c) => {
+      const [left, top, w, h] = c.dataset.inset.split(",").map(Number);
+      return {
+        w,
+        h,
+        head: Number(c.dataset.head),
+        font: Number(c.dataset.font),
+        rowStride: Number(c.dataset.rowStride),
+        colStride: Number(c.dataset.colStride),
+        right: c.getBoundingClientRect().left + left + w,
+        bottom: c.getBoundingClientRect().top + top + h,
+      };
+    });
+    const tab = document.querySelector("[role=tab][aria-selected=true]");
+    return {
+      tab: tab.dataset.tab,
+      panelShown: !document.getElementById(tab.getAttribute("aria-controls")).hidden,
+      pageWider: de.scrollWidth > de.clientWidth,
+      pageTaller: de.scrollHeight > innerHeight,
+      sideways,
+      smallest,
+      smallText,
+      maps,
+      tokenRow: document.getElementById("tokens").checkVisibility(),
+      hash: location.hash,
+    };
+  });
+}
+
+const DONE_LINKS = [
+  ["#view=attention&step=0&layer=3&present=1", "attention"],
+  ["#view=attention&step=2&layer=3&present=1", "attention"],
+  ["#view=qk&step=2&layer=3&present=1", "qk"],
+  ["#view=cache&step=2&present=1", "cache"],
+];
+
+for (const [width, height] of [
+  [1024, 768],
+  [1920, 1080],
+]) {
+  test(`at ${width}x${height} each lesson link selects its tab, fits one screen, text >= 16 px`, async () => {
+    const T = README_PROMPT.length;
+    for (const [hash, tab] of DONE_LINKS) {
+      const page = await open("readme", hash, width, height);
+      const f = await screenFacts(page);
+      assert.equal(f.tab, tab, hash);
+      assert.ok(f.panelShown, hash);
+      assert.equal(f.pageWider, false, hash + ": the page scrolls sideways");
+      assert.equal(f.pageTaller, false, hash + ": the page scrolls down");
+      assert.deepEqual(f.sideways, [], hash + ": boxes scroll sideways");
+      assert.ok(f.smallest >= 16, hash + ": text of " + f.smallest + ' px: "' + f.smallText + '"');
+      assert.ok(f.tokenRow, hash + ": the token row is kept");
+      const facts = await page.evaluate(() => {
+        const s = window.glassllmInspector.state;
+        return { step: s.step, present: s.present, layer: s.pres.layer };
+      });
+      assert.equal(facts.step, Number(/step=(\d+)/.exec(hash)[1]), hash);
+      assert.equal(facts.present, true, hash);
+      if (tab === "attention") {
+        assert.equal(facts.layer, 3);
+        // One K/V group: query heads 0 and 1 of the demo (2 per K/V head).
+        assert.deepEqual(
+          f.maps.map((m) => m.head),
+          [0, 1],
+          hash,
+        );
+        const cols = hash.includes("step=0") ? T : T + 2; // step 2 sees 16 keys
+        const rows = hash.includes("step=0") ? T : 1;
+        for (const m of f.maps) {
+          assert.ok(m.w / cols >= 24 && m.h / rows >= 24, hash + ": cells " + m.w / cols);
+          assert.equal(m.font, 20, hash);
+          assert.equal(m.rowStride, 1, hash + ": every query labelled");
+          assert.equal(m.colStride, 1, hash + ": every key labelled");
+          assert.ok(m.right <= width && m.bottom <= height, hash + ": inside the window");
+          if (rows === T) assert.ok(m.w >= 336 && m.h >= 336, hash + ": map " + m.w + "x" + m.h);
+        }
+      }
+      if (width === 1024)
+        await page.screenshot({
+          path: path.join(artifacts, "link-" + hash.slice(6).replace(/[&=]/g, "-") + ".png"),
+        });
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
+}
+
+test("the fragment follows every change of view and the back button walks it", async () => {
+  const page = await open("readme", "", 1024, 768);
+  await page.click("[role=tab][data-tab=qk]");
+  assert.match(await page.evaluate(() => location.hash), /^#view=qk&step=0&layer=0&head=0/);
+  await page.click('#timeline [data-step="2"]');
+  assert.match(await page.evaluate(() => location.hash), /^#view=qk&step=2/);
+  await page.click("[role=tab][data-tab=attention]");
+  await page.click('#grid canvas[data-layer="3"][data-head="2"]');
+  assert.equal(await page.evaluate(() => location.hash), "#view=attention&step=2&layer=3&head=2");
+  await page.keyboard.press("p");
+  assert.equal(
+    await page.evaluate(() => location.hash),
+    "#view=attention&step=2&layer=3&head=2&present=1",
+  );
+  // Back, step by step: out of presentation, the grid, Q·K at d2, Q·K at the prefill.
+  const state = () =>
+    page.evaluate(() => {
+      const s = window.glassllmInspector.state;
+      return [s.tab, s.step, s.present, s.zoom ? s.zoom.layer + "/" + s.zoom.head : null];
+    });
+  await page.goBack();
+  assert.deepEqual(await state(), ["attention", 2, false, "3/2"]);
+  await page.goBack();
+  assert.deepEqual(await state(), ["attention", 2, false, null]);
+  await page.goBack();
+  assert.deepEqual(await state(), ["qk", 2, false, null]);
+  await page.goBack();
+  assert.deepEqual(await state(), ["qk", 0, false, null]);
+  await page.goForward();
+  assert.deepEqual(await state(), ["qk", 2, false, null]);
+  assert.equal(await page.isVisible("#panel-qk"), true);
+  // A link that names a step the trace does not have says so in one line.
+  await page.evaluate(() => (location.hash = "#view=attention&step=99"));
+  await page.waitForFunction(() => !document.getElementById("message").hidden);
+  assert.match(await page.textContent("#message"), /step=99 is not one of 0-6/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("tabs are ARIA tabs and the views work from the keyboard alone", async () => {
+  const page = await open("readme", "", 1024, 768);
+  const tabs = await page.$$eval("[role=tablist] [role=tab]", (ts) =>
+    ts.map((t) => [t.dataset.tab, t.getAttribute("aria-selected"), t.tabIndex]),
+  );
+  assert.equal(tabs.length, 7);
+  assert.deepEqual(tabs[0], ["attention", "true", 0]);
+  for (const t of tabs.slice(1)) assert.deepEqual(t.slice(1), ["false", -1]);
+  await page.focus("[role=tab][data-tab=attention]");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(
+    await page.evaluate(() => document.activeElement.dataset.tab + " " + location.hash),
+    "qk #view=qk&step=0&layer=0&head=0&query=13",
+  );
+  await page.keyboard.press("End");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.tab), "metrics");
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Tab"); // into the panel
+  // A map from the keyboard: focus its button, Enter enlarges it.
+  await page.focus('#grid .head[data-layer="1"][data-head="3"]');
+  await page.keyboard.press("Enter");
+  assert.match(await page.evaluate(() => location.hash), /layer=1&head=3/);
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => window.glassllmInspector.state.zoom), null);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("presentation keys move through layers, K/V groups, heads and steps", async () => {
+  const page = await open("readme", "#view=attention&step=0&layer=3&present=1", 1024, 768);
+  const shown = () =>
+    page.evaluate(() => [
+      location.hash,
+      [...document.querySelectorAll("#stage canvas")].map((c) => c.dataset.head).join(","),
+      document.getElementById("stage-title").textContent,
+    ]);
+  await page.keyboard.press("ArrowUp");
+  let [hash, heads, title] = await shown();
+  assert.equal(hash, "#view=attention&step=0&layer=2&group=0&present=1");
+  assert.equal(heads, "0,1");
+  assert.match(title, /^Layer 2, K\/V head 0 \u2190 query heads 0, 1 \u2014 step 0 \(prefill\)/);
+  await page.keyboard.press("g");
+  [hash, heads] = await shown();
+  assert.equal(hash, "#view=attention&step=0&layer=2&group=1&present=1");
+  assert.equal(heads, "2,3");
+  await page.keyboard.press("h");
+  [hash, heads, title] = await shown();
+  assert.equal(hash, "#view=attention&step=0&layer=2&head=2&present=1");
+  assert.equal(heads, "2");
+  assert.match(title, /head 2 \(K\/V head 1\)/);
+  // One head fills the screen: its 14 x 14 cells are larger than in the group.
+  const one = await screenFacts(page);
+  assert.ok(one.maps[0].h / README_PROMPT.length >= 30, "one head's cells: " + one.maps[0].h);
+  assert.equal(one.pageTaller, false);
+  await page.keyboard.press("ArrowRight");
+  [hash] = await shown();
+  assert.equal(hash, "#view=attention&step=1&layer=2&head=2&present=1");
+  await page.keyboard.press("Escape");
+  [hash, heads] = await shown();
+  assert.equal(hash, "#view=attention&step=1&layer=2&group=1&present=1");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.evaluate(() => window.glassllmInspector.state.present), false);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("a 128-token prompt stays readable: every n-th token labelled, bands not lines", async () => {
+  const doc = json.long;
+  const reset = doc.steps.findIndex((s) => s.kind === "window_reset");
+  assert.ok(reset > 0, "the long prompt's trace has a window reset");
+  for (const [width, height] of [
+    [1024, 768],
+    [1920, 1080],
+  ])
+    for (const step of [0, reset]) {
+      const page = await open(
+        "long",
+        `#view=attention&step=${step}&layer=3&present=1`,
+        width,
+        height,
+      );
+      const f = await screenFacts(page);
+      assert.equal(f.pageTaller, false);
+      assert.deepEqual(f.sideways, []);
+      assert.ok(f.smallest >= 16, "text of " + f.smallest + " px");
+      const keys = doc.steps[step].keys.count;
+      for (const m of f.maps) {
+        assert.equal(m.font, 20);
+        assert.ok(m.h >= 40, "step " + step + ": a map " + m.h + " px high");
+        // The labels 20 px apart at least: every n-th, none overlapping.
+        assert.ok((m.w / keys) * m.colStride >= 20, "key labels " + m.colStride);
+        assert.ok(m.colStride < keys / 4, "at least every " + m.colStride + "-th key labelled");
+      }
+      // The keys between labels are named on hover.
+      const box = await page.locator("#stage canvas").first().boundingBox();
+      const inset = (await page.locator("#stage canvas").first().getAttribute("data-inset"))
+        .split(",")
+        .map(Number);
+      const c = 1; // an unlabelled key when the stride is > 1
+      await page.mouse.move(
+        box.x + inset[0] + ((c + 0.5) * inset[2]) / keys,
+        box.y + inset[1] + inset[3] / 2,
+      );
+      const tip = await page.textContent("#tooltip");
+      const s = doc.steps[step];
+      const pos = s.keys.start + c;
+      const text = doc.sequence[s.window_offset + pos].text;
+      assert.ok(tip.includes("key " + JSON.stringify(text) + " (pos " + pos + ")"), tip);
+      if (width === 1024 && step === reset)
+        await page.screenshot({ path: path.join(artifacts, "present-window-reset.png") });
+      await page.close();
+    }
+});
