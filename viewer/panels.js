@@ -168,12 +168,19 @@ function renderGraph() {
     if (l.to.step === state.step) incoming.set(l.to.node, l);
     if (l.from.step === state.step) outgoing.set(l.from.node, l);
   }
-  const svg = drawGraph(nodes, show, { incoming, outgoing }, state.graphSel, (n) => {
-    state.graphSel = n.id;
-    renderGraph();
-    const g = document.querySelector('#graph [data-node="' + n.id + '"]');
-    if (g) g.focus();
-  });
+  const svg = drawGraph(
+    nodes,
+    show,
+    { incoming, outgoing },
+    state.graphSel,
+    (n) => {
+      state.graphSel = n.id;
+      renderGraph();
+      const g = document.querySelector('#graph [data-node="' + n.id + '"]');
+      if (g) g.focus();
+    },
+    $("graph").clientWidth - 4,
+  );
   $("graph").replaceChildren(svg);
   const shown = nodes.filter(show);
   const written = shown.reduce((a, n) => a + n.bytes, 0);

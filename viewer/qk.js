@@ -254,7 +254,9 @@ function drawCacheTensor(canvas, trace, step) {
   const rowH = font + 8,
     blockH = rowH * c.n_kv_heads;
   const top = font + 16;
-  const h = top + 2 * (blockH + 34) - 18 + 4 * (font + 4) + 8;
+  const sep = 14; // between the K and the V block
+  const axisY = top + 2 * blockH + sep + 14;
+  const h = axisY + 4 * (font + 4) + 8;
   sizeCanvas(canvas, w, h);
   canvas.style.width = "";
   ctx.fillStyle = cssVar("--bg");
@@ -274,7 +276,7 @@ function drawCacheTensor(canvas, trace, step) {
     4,
   );
   ["K", "V"].forEach((name, b) => {
-    const y0 = top + b * (blockH + 34) + 8;
+    const y0 = top + b * (blockH + sep) + 8;
     for (let g = 0; g < c.n_kv_heads; g++) {
       const y = y0 + g * rowH;
       const [r, gg, bb] = hexRgb(groupColor(g));
@@ -297,7 +299,6 @@ function drawCacheTensor(canvas, trace, step) {
     ctx.strokeRect(left + 0.5, y0 + 0.5, capacity * cell - 1, blockH - 1);
   });
   // The positions axis: round ticks, the token at each.
-  const axisY = top + 2 * (blockH + 34) - 18;
   ctx.fillStyle = cssVar("--fg");
   ctx.strokeStyle = cssVar("--fg");
   ctx.textAlign = "center";

@@ -325,3 +325,66 @@ test("a 128-token prompt stays readable: every n-th token labelled, bands not li
       await page.close();
     }
 });
+
+// The op graph's edges, sampled every 4 px, against its boxes: a point
+// strictly inside a box (2 px in from its border) is an edge crossing it.
+function edgesThroughBoxes(page) {
+  return page.evaluate(() => {
+    const boxes = [...document.querySelectorAll("#graph .gnode")].map((g) => {
+      const m = /translate\(([-\d.]+),([-\d.]+)\)/.exec(g.getAttribute("transform"));
+      const r = g.querySelector("rect");
+      return [
+        Number(m[1]),
+        Number(m[2]),
+        Number(r.getAttribute("width")),
+        Number(r.getAttribute("height")),
+      ];
+    });
+    const hits = [];
+    for (const path of document.querySelectorAll("#graph path[marker-end]")) {
+      const n = path.getTotalLength();
+      for (let l = 0; l <= n; l += 4) {
+        const p = path.getPointAtLength(l);
+        for (const [x, y, w, h] of boxes)
+          if (p.x > x + 2 && p.x < x + w - 2 && p.y > y + 2 && p.y < y + h - 2)
+            hits.push(path.getAttribute("d").slice(0, 40));
+      }
+    }
+    return {
+      edges: document.querySelectorAll("#graph path[marker-end]").length,
+      hits: [...new Set(hits)],
+    };
+  });
+}
+
+for (const [width, height] of [
+  [1024, 768],
+  [1920, 1080],
+])
+  test(`at ${width}x${height} no view scrolls sideways; the cache fits; edges miss boxes`, async () => {
+    const page = await open("readme", "#view=attention&step=2", width, height);
+    const before = await page.evaluate(() => window.glassllmInspector.state.filesRead);
+    await page.click("[role=tab][data-tab=compare]");
+    await page.setInputFiles("#compare-file", at("long.json"));
+    await page.waitForFunction((n) => window.glassllmInspector.state.filesRead > n, before);
+    for (const view of ["attention", "qk", "cache", "graph", "compare", "gradients", "training"]) {
+      await page.evaluate((v) => (location.hash = "#view=" + v + "&step=2"), view);
+      await page.waitForFunction((v) => location.hash.startsWith("#view=" + v), view);
+      const f = await screenFacts(page);
+      assert.equal(f.pageWider, false, view + " scrolls sideways");
+      assert.deepEqual(f.sideways, [], view + ": boxes scroll sideways");
+      if (view === "cache" || view === "attention")
+        assert.equal(f.pageTaller, false, view + " is taller than the screen");
+      if (width === 1024)
+        await page.screenshot({ path: path.join(artifacts, "fit-" + view + ".png") });
+    }
+    for (const layer of ["0", "all"]) {
+      await page.evaluate(() => (location.hash = "#view=graph&step=2"));
+      await page.selectOption("#graph-layer", layer);
+      const g = await edgesThroughBoxes(page);
+      assert.ok(g.edges > 10, "layer " + layer + ": " + g.edges + " edges");
+      assert.deepEqual(g.hits, [], "layer " + layer + ": edges through boxes");
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
