@@ -102,10 +102,14 @@ function heatImage(mat, scale, range) {
   return src;
 }
 
+// Every canvas is drawn at this many times the screen's pixels while an
+// export (export.js) draws the view again for a PNG at twice the size.
+let exportScale = 1;
+
 // Sizes a canvas to cssWidth x cssHeight CSS pixels at the screen's
 // resolution and returns its context, drawing in CSS pixels.
 function sizeCanvas(canvas, cssWidth, cssHeight) {
-  const dpr = window.devicePixelRatio || 1;
+  const dpr = (window.devicePixelRatio || 1) * exportScale;
   canvas.style.width = cssWidth + "px";
   canvas.style.height = cssHeight + "px";
   canvas.width = Math.round(cssWidth * dpr);

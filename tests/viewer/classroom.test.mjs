@@ -388,3 +388,103 @@ for (const [width, height] of [
     assert.deepEqual(page.errors, []);
     await page.close();
   });
+
+// The export against a screenshot of the same view: the PNG must be the
+// panel's part of the screen at 2x under its title band; scaled back to 1x,
+// its pixels must match the screenshot's.
+async function exportAgainstScreen(page) {
+  const view = await page.evaluate(() => {
+    const tab = window.glassllmInspector.state.tab;
+    const b = document.getElementById("panel-" + tab).getBoundingClientRect();
+    const top = Math.max(0, b.top);
+    return {
+      x: Math.max(0, b.left),
+      y: top,
+      width: Math.min(document.documentElement.clientWidth, b.right) - Math.max(0, b.left),
+      height: Math.min(innerHeight, b.bottom) - top,
+    };
+  });
+  const shotPng = await page.screenshot({ clip: view });
+  return page.evaluate(
+    async ([png, view]) => {
+      const r = await window.glassllmInspector.exportPng();
+      const exported = await createImageBitmap(r.blob);
+      const screen = await createImageBitmap(
+        await (await fetch("data:image/png;base64," + png)).blob(),
+      );
+      const w = Math.round(view.width),
+        h = Math.round(view.height);
+      const facts = {
+        exportW: exported.width,
+        exportH: exported.height,
+        expectW: 2 * w,
+        expectH: 2 * (h + r.titleH),
+        title: r.title,
+      };
+      if (!r.titleH || exported.width !== 2 * w || exported.height !== 2 * (h + r.titleH))
+        return facts;
+      // Compared at the export's 2x: the screenshot's pixels doubled.
+      const W = 2 * w,
+        H = 2 * h;
+      const pixels = (img, sy) => {
+        const c = new OffscreenCanvas(W, H);
+        const ctx = c.getContext("2d");
+        ctx.imageSmoothingEnabled = false;
+        if (img === screen) ctx.drawImage(img, 0, 0, w, h, 0, 0, W, H);
+        else ctx.drawImage(img, 0, sy, W, H, 0, 0, W, H);
+        return ctx.getImageData(0, 0, W, H).data;
+      };
+      const a = pixels(exported, 2 * r.titleH),
+        b = pixels(screen, 0);
+      // Each exported pixel against the closest of the screenshot's within
+      // one screen pixel: text placed half a pixel apart is no difference.
+      let sum = 0,
+        far = 0;
+      for (let y = 0; y < H; y++)
+        for (let x = 0; x < W; x++) {
+          const i = (y * W + x) * 4;
+          let d = 255;
+          for (let dy = -2; dy <= 2 && d > 0; dy++)
+            for (let dx = -2; dx <= 2; dx++) {
+              const yy = Math.min(H - 1, Math.max(0, y + dy)),
+                xx = Math.min(W - 1, Math.max(0, x + dx));
+              const j = (yy * W + xx) * 4;
+              d = Math.min(
+                d,
+                Math.max(
+                  Math.abs(a[i] - b[j]),
+                  Math.abs(a[i + 1] - b[j + 1]),
+                  Math.abs(a[i + 2] - b[j + 2]),
+                ),
+              );
+            }
+          sum += d;
+          if (d > 96) far++;
+        }
+      return { ...facts, mean: sum / (W * H), far: far / (W * H) };
+    },
+    [shotPng.toString("base64"), view],
+  );
+}
+
+test("Export PNG draws the view on screen, at 2x, under its title", async () => {
+  for (const [hash, titled] of [
+    ["#view=attention&step=0&layer=3&present=1", /step 0 \(prefill\), layer 3, K\/V head 0/],
+    ["#view=attention&step=2&layer=3&head=2", /step 2 \(d2\), layer 3, head 2/],
+    ["#view=attention&step=2", /step 2 \(d2\), all heads/],
+    ["#view=qk&step=2&layer=3&head=1", /step 2 \(d2\), layer 3, head 1/],
+    ["#view=cache&step=2", /K\/V cache \u2014 prompt "C GlassLM2026=" \u2014 step 2/],
+  ]) {
+    const page = await open("readme", hash, 1024, 768);
+    const f = await exportAgainstScreen(page);
+    assert.match(f.title, titled, hash);
+    assert.match(f.title, /prompt "C GlassLM2026="/, hash);
+    assert.deepEqual([f.exportW, f.exportH], [f.expectW, f.expectH], hash + ": the export's size");
+    console.log("# export " + hash + ": mean " + f.mean.toFixed(2) + ", far " + f.far.toFixed(4));
+    // Text drawn by the canvas and by the page differ in antialiasing only.
+    assert.ok(f.mean < 3.5, hash + ": mean difference " + f.mean);
+    assert.ok(f.far < 0.01, hash + ": " + (100 * f.far).toFixed(2) + "% of pixels differ");
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
