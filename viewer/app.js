@@ -98,10 +98,10 @@ function buildForTrace() {
     el(
       "span",
       {
-        class: "tok" + (i >= promptLen ? " gen" : ""),
+        class: "tok" + (i >= promptLen ? " gen" : "") + (specialName(tok.text) ? " special" : ""),
         "data-index": i,
         title:
-          JSON.stringify(tok.text) +
+          tokenLabel(tok) +
           ": index " +
           i +
           ", id " +
@@ -173,8 +173,9 @@ function currentStep() {
   return state.trace.doc.steps[state.step];
 }
 
+// A token in a sentence: quoted text, or a special token's name.
 function tokenLabel(tok) {
-  return tok ? JSON.stringify(tok.text) : "?";
+  return tok ? specialName(tok.text) || JSON.stringify(tok.text) : "?";
 }
 
 function renderStep() {

@@ -108,7 +108,7 @@ function describeCell(layer, head, r, c, v) {
     "): " +
     MODE_NAMES[state.mode] +
     " = " +
-    (head === "mean" && typeof v === "number" ? fmt(v) : showValue(rounded(v, traceDigits(t.doc))))
+    fmt(v)
   );
 }
 

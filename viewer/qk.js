@@ -163,8 +163,7 @@ function renderQk() {
       "; softmax over the keys at positions up to " +
       r.query.pos +
       ".";
-  const digits = traceDigits(t.doc);
-  const list = (v) => "[" + Array.from(v, (x) => rounded(x, digits)).join(", ") + "]";
+  const list = (v) => "[" + Array.from(v, fmt).join(", ") + "]";
   const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
   const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
   // Short headers keep the table inside a 1024 px screen; the title says more.
@@ -196,7 +195,7 @@ function renderQk() {
       { class: k.masked ? "masked" : "", "data-key": k.j },
       el("td", { text: String(k.key.pos) }),
       el("td", { class: "tokcell", text: showText((k.key.tok || { text: "?" }).text) }),
-      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = [" + k.k.join(", ") + "]") : "not recorded"),
+      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = " + list(k.k)) : "not recorded"),
       el("td", { "data-col": "dot", text: k.dot === null ? "-" : fmt(k.dot) }),
       el("td", { "data-col": "score", text: k.score === null ? "-" : fmt(k.score) }),
       el("td", {

@@ -21,25 +21,36 @@ function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// Token text as shown in a chip or on an axis: the space as ␣, control
-// characters made visible (the end-of-text token U+0003 as the symbol for
-// END OF TEXT); every other character, including < > & and quotes, exactly
-// as it is.
+// Special tokens by name: the end-of-text control character of GlassLM's
+// tokenizer, its unknown-character token, and the usual names of other
+// tokenizers' special tokens.
+const SPECIAL_TOKENS = {
+  "\u0003": "\u27e8eos\u27e9",
+  "\u0002": "\u27e8bos\u27e9",
+  "\ufffd": "\u27e8unk\u27e9",
+  "<s>": "\u27e8bos\u27e9",
+  "</s>": "\u27e8eos\u27e9",
+  "<unk>": "\u27e8unk\u27e9",
+  "<|endoftext|>": "\u27e8eos\u27e9",
+  "<|begin_of_text|>": "\u27e8bos\u27e9",
+  "<|end_of_text|>": "\u27e8eos\u27e9",
+  "<|eot_id|>": "\u27e8eot\u27e9",
+};
+function specialName(text) {
+  return Object.prototype.hasOwnProperty.call(SPECIAL_TOKENS, text) ? SPECIAL_TOKENS[text] : null;
+}
+
+// Token text as shown in a chip or on an axis: a special token by name
+// (\u27e8eos\u27e9), the space as \u2423, other control characters made
+// visible; every other character, including < > & and quotes, exactly as it is.
 function showText(text) {
+  const name = specialName(String(text));
+  if (name) return name;
   return String(text)
     .replace(/ /g, "\u2423")
     .replace(/\n/g, "\u21b5")
     .replace(/\t/g, "\u2192")
-    .replace(/\r/g, "\u240d")
-    .replace(/\u0003/g, "\u2403");
-}
-
-// Numbers as the trace wrote them: JavaScript prints the shortest text that
-// reads back as the same double, which is the JSON's text.
-function showValue(v) {
-  if (v === null) return "masked (-inf)";
-  if (v === undefined) return "-";
-  return String(v);
+    .replace(/\r/g, "\u240d");
 }
 
 // ---- heatmaps -----------------------------------------------------------------
@@ -277,11 +288,22 @@ function drawLegend(container, scale, lo, hi, label, note) {
   container.dataset.ticks = ticks.join(",");
 }
 
+// Every number the page shows, in one format: 4 significant digits, in
+// scientific notation (3 digits) under 1e-3 and from 1e5 up; null is a
+// masked score.
 function fmt(v) {
-  if (!Number.isFinite(v)) return String(v);
+  if (v === null) return "masked (-inf)";
+  if (v === undefined) return "-";
+  if (typeof v !== "number") return String(v);
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : v < 0 ? "-inf" : "nan";
+  if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
-  return String(Math.round(v * 1000) / 1000);
+  if (a < 1e-3 || a >= 1e5)
+    return v
+      .toExponential(2)
+      .replace(/\.?0+e/, "e")
+      .replace("e+", "e");
+  return String(Number(v.toPrecision(4)));
 }
 
 // ---- charts -------------------------------------------------------------------

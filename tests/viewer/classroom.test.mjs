@@ -45,6 +45,22 @@ before(async () => {
   fs.mkdirSync(artifacts, { recursive: true });
   trace("readme", README_PROMPT, 6);
   trace("long", LONG_PROMPT, 4);
+  // "ç" is outside the demo's vocabulary; the demo copies, then ends the text.
+  trace("eos", "C a\u00e7=", 8);
+  glassllm(
+    "trace",
+    demo,
+    "--prompt",
+    README_PROMPT,
+    "--steps",
+    "6",
+    "--attention",
+    "grouped",
+    "--precision",
+    "0",
+    "--out",
+    at("grouped.json"),
+  );
   browser = await launch();
 });
 
@@ -485,6 +501,144 @@ test("Export PNG draws the view on screen, at 2x, under its title", async () => 
     assert.ok(f.mean < 3.5, hash + ": mean difference " + f.mean);
     assert.ok(f.far < 0.01, hash + ": " + (100 * f.far).toFixed(2) + "% of pixels differ");
     assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
+test("one number format everywhere, Compare included; special tokens are named chips", async () => {
+  const page = await open("readme", "#view=compare&step=2", 1024, 768);
+  const before = await page.evaluate(() => window.glassllmInspector.state.filesRead);
+  await page.setInputFiles("#compare-file", at("grouped.json"));
+  await page.waitForFunction((n) => window.glassllmInspector.state.filesRead > n, before);
+  // Every number on the page: at most 4 significant digits, scientific under 1e-3.
+  const numbers = await page.evaluate(() =>
+    [
+      ...document.querySelectorAll("#compare-table td, #compare-summary strong, #step-info"),
+    ].flatMap((e) => e.textContent.match(/-?\d[\d.]*(e-?\d+)?/g) || []),
+  );
+  assert.ok(numbers.length > 20, numbers.length + " numbers");
+  for (const n of numbers) {
+    const digits = n.replace(/^-/, "").replace(/e.*$/, "").replace(".", "").replace(/^0+/, "");
+    assert.ok(digits.length <= 4, n + " has more than 4 significant digits");
+    if (Number(n) !== 0 && Math.abs(Number(n)) < 1e-3) assert.match(n, /e-/, n);
+  }
+  await page.close();
+  const eos = await open("eos", "", 1024, 768);
+  const doc = json.eos;
+  assert.equal(doc.steps.at(-1).next.text, "\u0003", "the demo ends with its end-of-text token");
+  // A character outside the vocabulary is the unknown token: a named chip.
+  const chips = await eos.$$eval("#tokens .tok", (cs) =>
+    cs.map((c) => [c.querySelector(".t").textContent, c.classList.contains("special")]),
+  );
+  assert.deepEqual(chips[3], ["\u27e8unk\u27e9", true]);
+  assert.equal(chips.filter(([, special]) => special).length, 1);
+  await eos.keyboard.press("End");
+  assert.match(await eos.textContent("#step-info"), /chose \u27e8eos\u27e9 \(id 97, p = /);
+  assert.deepEqual(eos.errors, []);
+  await eos.close();
+});
+
+// The live page (`glassllm inspector`): it runs the demo in WebAssembly,
+// so these need the engine (scripts/build-wasm.sh).
+const noEngine =
+  process.env.GLASSLLM_HAS_ENGINE === "0" &&
+  "this glassllm has no WebAssembly engine (scripts/build-wasm.sh)";
+
+test(
+  "the live page: task examples, warnings, and Generate goes to the answer",
+  { skip: noEngine },
+  async () => {
+    glassllm("inspector", "--out", at("live.html"));
+    const page = await open("live", "", 1024, 768);
+    await page.evaluate(() => window.glassllm.ready);
+    const examples = await page.$$eval("#live-examples .example", (bs) =>
+      bs.map((b) => [b.dataset.task, b.textContent]),
+    );
+    assert.deepEqual(
+      examples.map(([task]) => task),
+      ["copy", "reverse", "sort", "add"],
+    );
+    assert.match(await page.textContent("#live-format"), /C \(copy\), R \(reverse\) or S \(sort\)/);
+    const check = async (prompt) => {
+      await page.fill("#live-prompt", prompt);
+      return (await page.isVisible("#live-check")) ? await page.textContent("#live-check") : "";
+    };
+    assert.match(await check("The cat sat on the"), /^Not a task the model was trained on/);
+    const oov = await check("C a\u00e7\u00e3o=");
+    assert.match(
+      oov,
+      /^Not in the model's vocabulary: "\u00e7", "\u00e3" \(each reads as \u27e8unk\u27e9\)/,
+    );
+    assert.equal(await page.getAttribute("#live-prompt", "aria-invalid"), "true");
+    for (const ok of ["R stressed=", "A 12+345=", "S Zz09="]) assert.equal(await check(ok), "", ok);
+    // An example button fills the prompt; Generate then shows the answer's head.
+    await page.click('#live-examples [data-task="copy"]');
+    assert.equal(await page.inputValue("#live-prompt"), README_PROMPT);
+    assert.equal(await page.isVisible("#live-check"), false);
+    await page.fill("#live-steps", "16");
+    await page.click("#live-generate");
+    await page.waitForFunction(() => /^Generated in/.test($("live-status").textContent));
+    // The head the page should go to, found in the command line's trace: at
+    // step 1, the largest weight of the last query on a key of the question.
+    const doc = json.readme;
+    const promptLen = README_PROMPT.length;
+    let want = { w: -1 };
+    for (const snap of doc.steps[1].snapshots.filter((x) => x.name === "attn.softmax")) {
+      const [, , T, m] = snap.shape;
+      snap.heads.forEach((head, hi) => {
+        for (let c = 0; c < m; c++) {
+          const pos = doc.steps[1].keys.start + c;
+          const w = snap.data[(hi * T + T - 1) * m + c];
+          if (pos >= 2 && pos < promptLen - 1 && w > want.w) want = { w, layer: snap.layer, head };
+        }
+      });
+    }
+    const hash = await page.evaluate(() => location.hash);
+    assert.equal(hash, `#view=attention&step=1&layer=${want.layer}&head=${want.head}`);
+    assert.match(
+      await page.textContent("#zoom-title"),
+      new RegExp(`^Layer ${want.layer}, head ${want.head} `),
+    );
+    await page.screenshot({ path: path.join(artifacts, "live-answer.png") });
+    // Esc: every layer on the screen, under the live bar.
+    await page.keyboard.press("Escape");
+    const rows = await page.$$eval(".layer-row", (rs) =>
+      rs.map((r) => [r.dataset.layer, r.getBoundingClientRect().bottom <= innerHeight]),
+    );
+    assert.deepEqual(rows, [
+      ["0", true],
+      ["1", true],
+      ["2", true],
+      ["3", true],
+    ]);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  },
+);
+
+test("every link of the lesson plans opens its view on one projector screen", async () => {
+  glassllm("trace", demo, "--prompt", "C abcXYZ=", "--steps", "6", "--html", at("lesson1.html"));
+  const dir = path.join(root, "docs/teaching");
+  const links = new Set();
+  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".md")))
+    for (const m of fs
+      .readFileSync(path.join(dir, f), "utf8")
+      .matchAll(/lesson1\.html(#view=[^`\s)]+)/g))
+      links.add(m[1]);
+  assert.ok(links.size >= 8, links.size + " links");
+  for (const hash of links) {
+    const page = await open("lesson1", hash, 1024, 768);
+    const f = await screenFacts(page);
+    const view = new URLSearchParams(hash.slice(1)).get("view");
+    assert.equal(f.tab, { gradients: "grads", training: "metrics" }[view] || view, hash);
+    assert.equal(f.hash, hash, "the page keeps the link's address");
+    assert.equal(f.pageWider, false, hash);
+    assert.deepEqual(f.sideways, [], hash);
+    if (hash.includes("present=1")) {
+      assert.equal(f.pageTaller, false, hash);
+      assert.ok(f.smallest >= 16, hash + ": text of " + f.smallest + " px");
+    }
+    assert.deepEqual(page.errors, [], hash);
     await page.close();
   }
 });
