@@ -484,19 +484,30 @@ async function exportAgainstScreen(page) {
 }
 
 test("Export PNG draws the view on screen, at 2x, under its title", async () => {
-  for (const [hash, titled] of [
+  for (const [hash, titled, width, height] of [
+    ["#view=attention&step=0&layer=3&present=1", /layer 3, K\/V head 0/, 1920, 1080],
+    ["#view=attention&step=2", /step 2 \(d2\), all heads/, 1920, 1080],
     ["#view=attention&step=0&layer=3&present=1", /step 0 \(prefill\), layer 3, K\/V head 0/],
     ["#view=attention&step=2&layer=3&head=2", /step 2 \(d2\), layer 3, head 2/],
     ["#view=attention&step=2", /step 2 \(d2\), all heads/],
     ["#view=qk&step=2&layer=3&head=1", /step 2 \(d2\), layer 3, head 1/],
     ["#view=cache&step=2", /K\/V cache \u2014 prompt "C GlassLM2026=" \u2014 step 2/],
   ]) {
-    const page = await open("readme", hash, 1024, 768);
+    const page = await open("readme", hash, width || 1024, height || 768);
     const f = await exportAgainstScreen(page);
     assert.match(f.title, titled, hash);
     assert.match(f.title, /prompt "C GlassLM2026="/, hash);
     assert.deepEqual([f.exportW, f.exportH], [f.expectW, f.expectH], hash + ": the export's size");
-    console.log("# export " + hash + ": mean " + f.mean.toFixed(2) + ", far " + f.far.toFixed(4));
+    console.log(
+      "# export " +
+        (width || 1024) +
+        " " +
+        hash +
+        ": mean " +
+        f.mean.toFixed(2) +
+        ", far " +
+        f.far.toFixed(4),
+    );
     // Text drawn by the canvas and by the page differ in antialiasing only.
     assert.ok(f.mean < 3.5, hash + ": mean difference " + f.mean);
     assert.ok(f.far < 0.01, hash + ": " + (100 * f.far).toFixed(2) + "% of pixels differ");
