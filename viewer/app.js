@@ -1,7 +1,8 @@
-// app.js: the inspector's state, its controls and keyboard, and loading files
-// (the embedded trace, the file pickers, drag and drop). trace.js reads and
-// checks traces; attention.js and panels.js build the views with views.js,
-// graph.js and qk.js; export.js writes PNGs.
+// app.js: the inspector's state, its controls and keyboard. files.js opens
+// files (the embedded trace, the file pickers, drag and drop); trace.js reads
+// and checks traces; attention.js, present.js and panels.js build the views
+// with views.js, graph.js and qk.js; link.js keeps the URL fragment; export.js
+// writes PNGs.
 "use strict";
 
 const state = {
@@ -17,6 +18,9 @@ const state = {
   summaryMaps: false, // one mean-over-heads map per layer
   zoom: null, // {layer, head} of the enlarged map
   zoomFill: false,
+  present: false, // presentation mode (present.js)
+  pres: { layer: 0, group: 0, head: null }, // what presentation mode shows
+  qkQuery: null, // the Q·K view's query row a link asked for
   cursor: { r: 0, c: 0 },
   hover: null, // {layer, head, r, c} of the cell last read out
   b: null,
@@ -49,129 +53,6 @@ function showMessage(text) {
 function clearMessage() {
   $("message").hidden = true;
   $("message").textContent = "";
-}
-
-// ---- loading --------------------------------------------------------------------
-
-// A page written by `glassllm trace --html` holds its trace in a script
-// element; opening such a page as a file reads that element.
-function traceTextOf(text) {
-  const start = text.trimStart();
-  if (!start.startsWith("<")) return text;
-  const doc = new DOMParser().parseFromString(text, "text/html");
-  const e = doc.getElementById("trace");
-  if (!e || !e.textContent.trim()) throw new Error("this HTML file holds no GlassLM trace");
-  return e.textContent;
-}
-
-// The per-trace part of the state, saved so a trace that fails to draw can
-// be taken back.
-function traceState() {
-  return {
-    trace: state.trace,
-    name: state.name,
-    step: state.step,
-    zoom: state.zoom,
-    graphSel: state.graphSel,
-    cmp: state.cmp,
-    hover: state.hover,
-    layerPick: state.layerPick,
-    headPick: state.headPick,
-    summaryMaps: state.summaryMaps,
-  };
-}
-
-function loadTraceText(text, name) {
-  const kept = () =>
-    state.trace ? " The trace shown before (" + state.name + ") is still shown." : "";
-  let trace;
-  try {
-    trace = parseTrace(traceTextOf(text));
-  } catch (e) {
-    showMessage("Could not open " + name + ": " + e.message + "." + kept());
-    return false;
-  }
-  const before = traceState();
-  stopPlaying();
-  Object.assign(state, {
-    trace,
-    name,
-    step: 0,
-    zoom: null,
-    graphSel: null,
-    hover: null,
-    layerPick: null,
-    headPick: null,
-    summaryMaps: trace.layers.length * trace.doc.config.n_heads > 64,
-  });
-  try {
-    if (state.b) state.cmp = compareTraces(state.trace, state.b);
-    buildForTrace();
-    renderAll();
-  } catch (e) {
-    // Checked but still not drawable: put the previous trace back.
-    Object.assign(state, before);
-    if (state.trace) {
-      buildForTrace();
-      renderAll();
-    } else clearPage();
-    showMessage("Could not open " + name + ": " + e.message + "." + kept());
-    return false;
-  }
-  clearMessage();
-  return true;
-}
-
-// The page as it is before any trace is opened.
-function clearPage() {
-  $("summary").textContent =
-    "No trace loaded: open one with the button or drop a file on the page.";
-  for (const id of ["tokens", "timeline", "grid", "legend"]) $(id).replaceChildren();
-  $("step-info").textContent = "";
-}
-
-function loadCompareText(text, name) {
-  if (!state.trace) {
-    showMessage("Open trace A first, then trace B to compare.");
-    return;
-  }
-  let b, cmp;
-  try {
-    b = parseTrace(traceTextOf(text));
-    cmp = compareTraces(state.trace, b);
-  } catch (e) {
-    showMessage("Could not open trace B (" + name + "): " + e.message + ".");
-    return;
-  }
-  clearMessage();
-  state.b = b;
-  state.bName = name;
-  state.cmp = cmp;
-  state.cmpSel = state.cmp.groups.findIndex((g) => g.max === state.cmp.max);
-  state.cmpHead = null;
-  renderCompare();
-}
-
-function loadMetricsText(text, name) {
-  try {
-    state.metrics = parseMetrics(text);
-    state.metrics.name = name;
-  } catch (e) {
-    showMessage("Could not open " + name + ": " + e.message + ".");
-    return;
-  }
-  clearMessage();
-  renderMetrics();
-}
-
-async function readFile(file, kind) {
-  const text = await file.text();
-  if (kind === "compare") loadCompareText(text, file.name);
-  else if (kind === "metrics" || /\.jsonl$/i.test(file.name)) {
-    loadMetricsText(text, file.name);
-    selectTab("metrics");
-  } else loadTraceText(text, file.name);
-  state.filesRead++; // the tests wait on this
 }
 
 // ---- building per trace -----------------------------------------------------------
@@ -217,10 +98,10 @@ function buildForTrace() {
     el(
       "span",
       {
-        class: "tok" + (i >= promptLen ? " gen" : ""),
+        class: "tok" + (i >= promptLen ? " gen" : "") + (specialName(tok.text) ? " special" : ""),
         "data-index": i,
         title:
-          JSON.stringify(tok.text) +
+          tokenLabel(tok) +
           ": index " +
           i +
           ", id " +
@@ -277,7 +158,7 @@ function renderAll() {
 }
 
 function renderTab() {
-  if (!state.trace && state.tab !== "metrics") return;
+  if (!state.trace && state.tab !== "metrics") return writeLink();
   if (state.tab === "attention") renderAttention();
   else if (state.tab === "qk") renderQk();
   else if (state.tab === "cache") renderCache();
@@ -285,14 +166,16 @@ function renderTab() {
   else if (state.tab === "compare") renderCompare();
   else if (state.tab === "grads") renderGrads();
   else if (state.tab === "metrics") renderMetrics();
+  writeLink();
 }
 
 function currentStep() {
   return state.trace.doc.steps[state.step];
 }
 
+// A token in a sentence: quoted text, or a special token's name.
 function tokenLabel(tok) {
-  return tok ? JSON.stringify(tok.text) : "?";
+  return tok ? specialName(tok.text) || JSON.stringify(tok.text) : "?";
 }
 
 function renderStep() {
@@ -385,18 +268,26 @@ function stopPlaying() {
 // ---- presentation mode ------------------------------------------------------------
 
 function setPresenting(on) {
+  if (on && !state.present) startPresenting();
+  state.present = on;
   document.body.classList.toggle("present", on);
-  $("present").setAttribute("aria-pressed", String(on));
-  $("present-exit").hidden = !on;
+  document.documentElement.classList.toggle("present", on);
+  syncPresentButtons();
   renderTab();
 }
+function syncPresentButtons() {
+  $("present").setAttribute("aria-pressed", String(state.present));
+  $("present-exit").hidden = !state.present;
+}
 
-// ---- tabs, keyboard, files --------------------------------------------------------
+// ---- tabs and keyboard --------------------------------------------------------------
 
 function selectTab(name) {
   state.tab = name;
-  for (const b of document.querySelectorAll("[role=tab]"))
+  for (const b of document.querySelectorAll("[role=tab]")) {
     b.setAttribute("aria-selected", String(b.dataset.tab === name));
+    b.tabIndex = b.dataset.tab === name ? 0 : -1;
+  }
   for (const p of document.querySelectorAll(".panel")) p.hidden = p.id !== "panel-" + name;
   hideTip();
   renderTab();
@@ -409,7 +300,29 @@ function isTyping(target) {
   );
 }
 
+// The tab list as ARIA asks: arrows, Home and End move between tabs.
+function tabKey(ev) {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const i = tabs.indexOf(ev.target);
+  const to =
+    ev.key === "ArrowRight"
+      ? (i + 1) % tabs.length
+      : ev.key === "ArrowLeft"
+        ? (i + tabs.length - 1) % tabs.length
+        : ev.key === "Home"
+          ? 0
+          : ev.key === "End"
+            ? tabs.length - 1
+            : -1;
+  if (to < 0) return false;
+  ev.preventDefault();
+  selectTab(tabs[to].dataset.tab);
+  tabs[to].focus();
+  return true;
+}
+
 function onKey(ev) {
+  if (ev.target.getAttribute && ev.target.getAttribute("role") === "tab" && tabKey(ev)) return;
   if (ev.target === $("zoom-canvas") && state.zoom && ev.key.startsWith("Arrow")) {
     const mat = matrixFor(state.step, state.zoom.layer, state.zoom.head);
     if (!mat) return;
@@ -426,6 +339,7 @@ function onKey(ev) {
     closeZoom();
     return;
   }
+  if (!isTyping(ev.target) && presentKey(ev)) return;
   if (ev.key === "Escape" && document.body.classList.contains("present")) {
     setPresenting(false);
     return;
@@ -457,21 +371,17 @@ function onKey(ev) {
   }
 }
 
-function setupFilePicker(buttonId, inputId, kind) {
-  $(buttonId).addEventListener("click", () => $(inputId).click());
-  $(inputId).addEventListener("change", async (ev) => {
-    const f = ev.target.files[0];
-    if (f) await readFile(f, kind);
-    ev.target.value = "";
-  });
-}
-
 function setup() {
   setupFilePicker("open-trace", "trace-file", "trace");
   setupFilePicker("open-compare", "compare-file", "compare");
   setupFilePicker("open-metrics", "metrics-file", "metrics");
   for (const b of document.querySelectorAll("[role=tab]"))
-    b.addEventListener("click", () => selectTab(b.dataset.tab));
+    b.addEventListener("click", (ev) => {
+      selectTab(b.dataset.tab);
+      // A mouse click leaves the arrow keys to the steps; from the keyboard
+      // (detail 0) the tab keeps the focus and the arrows move between tabs.
+      if (ev.detail > 0) b.blur();
+    });
   for (const r of document.querySelectorAll("input[name=mode]"))
     r.addEventListener("change", () => {
       state.mode = r.value;
@@ -512,7 +422,11 @@ function setup() {
     setPresenting(!document.body.classList.contains("present")),
   );
   $("present-exit").addEventListener("click", () => setPresenting(false));
-  for (const id of ["qk-layer", "qk-head", "qk-row"]) $(id).addEventListener("change", renderQk);
+  for (const id of ["qk-layer", "qk-head", "qk-row"])
+    $(id).addEventListener("change", () => {
+      renderQk();
+      writeLink();
+    });
   $("loss-log").addEventListener("change", renderMetrics);
   $("scale").addEventListener("change", (ev) => {
     state.scale = ev.target.value;
@@ -524,9 +438,9 @@ function setup() {
   });
   $("zoom-close").addEventListener("click", closeZoom);
   $("zoom-canvas").addEventListener("focus", drawCursor);
-  $("graph-layer").addEventListener("change", renderGraph);
+  $("graph-layer").addEventListener("change", renderTab);
   $("graph-params").addEventListener("change", renderGraph);
-  $("grads-layer").addEventListener("change", renderGrads);
+  $("grads-layer").addEventListener("change", renderTab);
   $("compare-head").addEventListener("change", (ev) => {
     state.cmpHead = Number(ev.target.value);
     renderCompare();
@@ -568,6 +482,9 @@ function setup() {
   $("live").hidden = !hasModel || Boolean(embedded.trim());
   $("live-open").hidden = !hasModel;
   if (embedded.trim()) loadTraceText(embedded, "the embedded trace");
+  setupLinks();
+  linksReady = true;
+  if (location.hash.length > 1) applyLink(location.hash);
   else renderTab();
   // Sizes and labels are measured in the page's fonts: once they are all
   // loaded, measure and draw again.
@@ -589,6 +506,8 @@ function setup() {
     startPlaying,
     stopPlaying,
     exportTitle,
+    applyLink,
+    linkOf,
     firstRenderMs: performance.now(),
   };
   document.body.dataset.ready = "1";

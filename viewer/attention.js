@@ -108,7 +108,7 @@ function describeCell(layer, head, r, c, v) {
     "): " +
     MODE_NAMES[state.mode] +
     " = " +
-    (head === "mean" && typeof v === "number" ? fmt(v) : showValue(rounded(v, traceDigits(t.doc))))
+    fmt(v)
   );
 }
 
@@ -153,7 +153,8 @@ function colLabelOf(c) {
 }
 
 // One map of the grid: a focusable button holding a labelled heatmap.
-function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner) {
+// extra: drawMap options that replace the grid's (presentation mode's sizes).
+function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner, extra) {
   const canvas = el("canvas", { "data-layer": layer, "data-head": head });
   const inset = drawMap(canvas, mat, {
     corner,
@@ -164,7 +165,8 @@ function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner
     width,
     height,
     font: 14,
-    minRow: 22,
+    rowFloor: 22,
+    ...extra,
   });
   canvas.addEventListener("mousemove", (ev) => {
     const cell = cellAt(canvas, ev, mat.rows, mat.cols, inset);
@@ -189,7 +191,17 @@ function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner
 // takes off what the first overflowed by (borders and labels the sizes
 // below only estimate).
 function renderAttention() {
+  const presenting = state.present && state.trace;
+  $("stage").hidden = !presenting;
+  if (presenting) {
+    $("grid").hidden = true;
+    $("zoom").hidden = true;
+    renderStage();
+    writeLink();
+    return;
+  }
   drawAttention(0);
+  writeLink();
   const grid = $("grid");
   if (state.zoom || state.summaryMaps || grid.children.length === 0) return;
   const bottom = grid.getBoundingClientRect().bottom + window.scrollY;
@@ -367,6 +379,7 @@ function openZoom(layer, head) {
   state.cursor = { r: 0, c: 0 };
   renderAttention();
   $("zoom-canvas").focus();
+  writeLink();
 }
 function closeZoom() {
   const z = state.zoom;
@@ -374,6 +387,7 @@ function closeZoom() {
   state.zoomFill = false;
   $("zoom-fill").setAttribute("aria-pressed", "false");
   renderAttention();
+  writeLink();
   if (z)
     for (const b of document.querySelectorAll("#grid .head"))
       if (b.dataset.layer === String(z.layer) && b.dataset.head === String(z.head)) b.focus();
@@ -434,7 +448,7 @@ function renderZoom(sharedLim) {
     height,
     font,
     maxCell: 400,
-    minRow: 40,
+    rowFloor: 40,
     titles: { rows: "queries", cols: "keys" },
   });
   state.cursor.r = Math.min(state.cursor.r, mat.rows - 1);

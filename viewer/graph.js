@@ -3,7 +3,10 @@
 // already in execution order, so one pass does it); nodes in a row sit side
 // by side. Each box shows the op, its shape, dtype and the bytes it wrote;
 // repeat_kv nodes are drawn in vermillion with a thick border, the K/V cache
-// nodes in blue and dashed, with the step they come from.
+// nodes in blue and dashed, with the step they come from. Boxes narrow to fit
+// the width given; an edge between adjacent rows runs in the gap between
+// them, an edge that skips rows goes down a lane right of every box, so no
+// edge crosses a box.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -17,10 +20,10 @@ function svgEl(tag, attrs, text) {
 
 // nodes: the step's graph nodes; show(node) says which to draw; links:
 // {incoming: Map(node id -> cache link), outgoing: Map(node id -> link)}.
-// onSelect(node) is called on click or Enter. Returns the SVG element.
-function drawGraph(nodes, show, links, selectedId, onSelect) {
-  const boxW = 230,
-    boxH = 58,
+// onSelect(node) is called on click or Enter; maxWidth: CSS pixels the
+// graph may take. Returns the SVG element.
+function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
+  const boxH = 58,
     gapX = 24,
     gapY = 34,
     pad = 16;
@@ -33,14 +36,25 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
     depth.set(n.id, d);
     (rows[d] = rows[d] || []).push(n);
   }
+  // The edges that skip rows, one lane each.
+  let lanes = 0;
+  for (const n of nodes)
+    if (depth.has(n.id))
+      for (const i of n.inputs) if (depth.has(i) && depth.get(n.id) - depth.get(i) > 1) lanes++;
+  const across = Math.max(1, ...rows.map((r) => (r ? r.length : 0)));
+  const full = maxWidth || 1000;
+  // Lanes 8 px apart, closer when there are many: together at most a quarter.
+  const laneGap = Math.min(8, (full * 0.25) / (lanes + 1));
+  const room = full - 2 * pad - (lanes + 1) * laneGap - (across - 1) * gapX;
+  const boxW = Math.max(150, Math.min(230, Math.floor(room / across)));
   const pos = new Map();
-  let width = 0;
   rows.forEach((row, d) => {
     row.forEach((n, k) =>
       pos.set(n.id, { x: pad + k * (boxW + gapX), y: pad + d * (boxH + gapY) }),
     );
-    width = Math.max(width, pad * 2 + row.length * (boxW + gapX));
   });
+  const boxesRight = pad + across * (boxW + gapX) - gapX;
+  const width = boxesRight + (lanes + 1) * laneGap + pad;
   const height = pad * 2 + rows.length * (boxH + gapY);
   const svg = svgEl("svg", {
     width,
@@ -67,6 +81,7 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
   );
   const edges = svgEl("g", {});
   svg.append(edges);
+  let lane = 0;
   for (const n of nodes) {
     const p = pos.get(n.id);
     if (!p) continue;
@@ -77,25 +92,23 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
         y1 = q.y + boxH,
         x2 = p.x + boxW / 2,
         y2 = p.y;
+      let d;
+      if (y2 - y1 <= gapY + 1)
+        // Adjacent rows: a curve inside the gap between them.
+        d = "M" + x1 + " " + y1 + " C" + x1 + " " + (y1 + gapY / 2) + " " + x2 + " ";
+      else {
+        // Out into the gap under the source, right to a lane, down, and
+        // left in the gap over the target.
+        const x = boxesRight + ++lane * laneGap,
+          ya = y1 + gapY / 2 - (lane % 5) * 2,
+          yb = y2 - gapY / 2 + (lane % 5) * 2;
+        d = "M" + x1 + " " + y1 + " L" + x1 + " " + ya + " L" + x + " " + ya;
+        d += " L" + x + " " + yb + " L" + x2 + " " + yb + " L" + x2 + " " + y2;
+      }
+      if (y2 - y1 <= gapY + 1) d += y2 - gapY / 2 + " " + x2 + " " + y2;
       edges.append(
         svgEl("path", {
-          d:
-            "M" +
-            x1 +
-            " " +
-            y1 +
-            " C" +
-            x1 +
-            " " +
-            (y1 + gapY) +
-            " " +
-            x2 +
-            " " +
-            (y2 - gapY) +
-            " " +
-            x2 +
-            " " +
-            y2,
+          d,
           fill: "none",
           stroke: "#888888",
           "stroke-width": 1.5,
@@ -150,14 +163,14 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
       svgEl(
         "text",
         { x: 8, y: 18, "font-size": 14, "font-weight": "bold", fill: ink },
-        clip(title, 27),
+        clip(title, Math.floor((boxW - 16) / 8.5)),
       ),
     );
     g.append(
       svgEl(
         "text",
         { x: 8, y: 35, "font-size": 12, fill: ink },
-        clip("[" + n.shape.join(", ") + "] " + n.dtype, 31),
+        clip("[" + n.shape.join(", ") + "] " + n.dtype, Math.floor((boxW - 16) / 7.3)),
       ),
     );
     let third =
@@ -169,7 +182,13 @@ function drawGraph(nodes, show, links, selectedId, onSelect) {
         : " written");
     if (inc) third = "from step " + inc.from.step + ", node " + inc.from.node;
     else if (out) third += "  \u2192 step " + out.to.step;
-    g.append(svgEl("text", { x: 8, y: 51, "font-size": 12, fill: ink }, clip(third, 31)));
+    g.append(
+      svgEl(
+        "text",
+        { x: 8, y: 51, "font-size": 12, fill: ink },
+        clip(third, Math.floor((boxW - 16) / 7.3)),
+      ),
+    );
     g.append(svgEl("title", {}, title + "\nid " + n.id + "  inputs [" + n.inputs.join(", ") + "]"));
     g.addEventListener("click", () => onSelect(n));
     g.addEventListener("keydown", (ev) => {

@@ -53,6 +53,11 @@ for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowRight");
 await top("#panel-attention");
 await shot("lesson1-copy-head");
 await page.keyboard.press("Escape");
+// The same head from the lesson plan's link, in presentation mode.
+await page.goto(fileUrl(at("copy.html")) + "#view=attention&step=2&layer=3&head=2&present=1");
+await page.waitForFunction(() => window.glassllmInspector.state.present);
+await shot("lesson1-present-head");
+await page.goto(fileUrl(at("copy.html")) + "#view=attention&step=2");
 
 // Lesson 2: the K/V cache after the last decode step, and the op graph of a
 // decode step with its cache nodes.
@@ -73,4 +78,4 @@ await top("#panel-grads");
 await shot("lesson3-grads");
 await close();
 fs.rmSync(work, { recursive: true, force: true });
-console.log("wrote 5 pictures to " + out);
+console.log("wrote 6 pictures to " + out);

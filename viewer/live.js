@@ -127,6 +127,7 @@ async function onGenerate(ev) {
     );
     const ms = performance.now() - t0;
     if (loadTraceText(text, "the live trace")) {
+      showAnswer();
       setStatus("Generated in " + Math.round(ms) + " ms.");
       if (live.target) clearTarget();
     } else setStatus("");
@@ -226,6 +227,7 @@ async function startLive() {
       .slice(0, state.trace.doc.steps[0].tokens.length)
       .map((t) => t.text)
       .join("");
+  checkPrompt();
   setStatus("Ready: " + (model.folder || "the model") + ".");
 }
 
@@ -239,6 +241,7 @@ function toggleLiveBar() {
 
 function setupLive() {
   $("live-open").addEventListener("click", toggleLiveBar);
+  if (pageModel()) setupPromptHelp();
   $("live").addEventListener("submit", onGenerate);
   $("target-form").addEventListener("submit", onGradients);
   // The chart is drawn to its canvas's size, which is 0 while its view is hidden.

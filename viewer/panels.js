@@ -24,7 +24,7 @@ function renderCache() {
         values: rows.map((r) => r.bytes),
       },
       {
-        name: "multi-head attention (" + c.n_heads + " K/V heads)",
+        name: "multi-head (" + c.n_heads + " K/V heads)",
         color: OKABE_ITO[5],
         outline: true,
         values: rows.map((r) => r.mhaBytes),
@@ -168,12 +168,19 @@ function renderGraph() {
     if (l.to.step === state.step) incoming.set(l.to.node, l);
     if (l.from.step === state.step) outgoing.set(l.from.node, l);
   }
-  const svg = drawGraph(nodes, show, { incoming, outgoing }, state.graphSel, (n) => {
-    state.graphSel = n.id;
-    renderGraph();
-    const g = document.querySelector('#graph [data-node="' + n.id + '"]');
-    if (g) g.focus();
-  });
+  const svg = drawGraph(
+    nodes,
+    show,
+    { incoming, outgoing },
+    state.graphSel,
+    (n) => {
+      state.graphSel = n.id;
+      renderGraph();
+      const g = document.querySelector('#graph [data-node="' + n.id + '"]');
+      if (g) g.focus();
+    },
+    $("graph").clientWidth - 4,
+  );
   $("graph").replaceChildren(svg);
   const shown = nodes.filter(show);
   const written = shown.reduce((a, n) => a + n.bytes, 0);
@@ -287,7 +294,7 @@ function renderCompare() {
       " (" +
       state.b.doc.attention +
       "). Largest |A \u2212 B| over every snapshot: ",
-    el("strong", { id: "compare-max", "data-max": String(r.max), text: showDiff(r.max) }),
+    el("strong", { id: "compare-max", "data-max": String(r.max), text: fmt(r.max) }),
     worst && r.max > 0
       ? " (" +
           worst.name +
@@ -334,7 +341,7 @@ function renderCompare() {
       el("td", { text: String(g.layer) }),
       el("td", { text: g.name }),
       el("td", { text: String(g.rows) }),
-      el("td", { "data-max": String(g.max), text: showDiff(g.max) }),
+      el("td", { "data-max": String(g.max), text: fmt(g.max) }),
     ),
   );
   $("compare-table").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
@@ -394,16 +401,8 @@ function renderCompare() {
       (cols === "keys" ? "key " : "feature ") +
       cell.c +
       ": A \u2212 B = " +
-      showDiff(mat.at(cell.r, cell.c));
+      fmt(mat.at(cell.r, cell.c));
   };
-}
-
-// A difference as text: float subtraction of two rounded numbers leaves
-// noise digits (0.036917000000000003); show as many digits as the traces kept.
-function showDiff(v) {
-  const p = state.trace.doc.options.precision;
-  if (typeof v !== "number" || !Number.isFinite(v) || p === 0) return showValue(v);
-  return String(Number(v.toPrecision(p)));
 }
 
 // ---- gradients --------------------------------------------------------------------

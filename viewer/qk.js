@@ -88,9 +88,10 @@ function qkRows(trace, step, layer, head, row) {
 }
 
 // A vector as a strip of coloured cells on a scale symmetric around 0.
+// Its cells are narrow enough that the strip (hd numbers) stays 160 px or less.
 function vectorStrip(v, lim, title) {
   const c = el("canvas", { class: "strip", title });
-  const cell = 8;
+  const cell = Math.max(2, Math.min(8, Math.floor(160 / Math.max(1, v.length))));
   const ctx = sizeCanvas(c, v.length * cell, 18);
   v.forEach((x, i) => {
     const [r, g, b] = colorOf("diverging", x, -lim, lim);
@@ -129,7 +130,10 @@ function renderQk() {
     }),
   );
   // The last row by default: the one that chose the next token.
-  rowSel.value = prev !== "" && Number(prev) < s.rows.count ? prev : String(s.rows.count - 1);
+  // A link's query row first, then the row shown before.
+  const want = state.qkQuery !== null ? String(state.qkQuery) : prev;
+  state.qkQuery = null;
+  rowSel.value = want !== "" && Number(want) < s.rows.count ? want : String(s.rows.count - 1);
   const row = Number(rowSel.value);
   const r = qkRows(t, state.step, layer, head, row);
   const sum = $("qk-summary");
@@ -159,23 +163,23 @@ function renderQk() {
       "; softmax over the keys at positions up to " +
       r.query.pos +
       ".";
-  const digits = traceDigits(t.doc);
-  const list = (v) => "[" + Array.from(v, (x) => rounded(x, digits)).join(", ") + "]";
+  const list = (v) => "[" + Array.from(v, fmt).join(", ") + "]";
   const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
   const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
-  const th = (text) => el("th", { scope: "col", text });
+  // Short headers keep the table inside a 1024 px screen; the title says more.
+  const th = (text, title) => el("th", { scope: "col", text, title });
   const head_ = el(
     "tr",
     {},
-    th("key pos"),
-    th("key token"),
-    th("k (" + r.hd + " numbers)"),
-    th("q \u00b7 k"),
-    th("\u00f7 \u221a" + r.hd + " = score"),
-    th("recorded score"),
-    th("softmax"),
-    th("recorded softmax"),
-    th(""),
+    th("pos", "the key's position"),
+    th("key", "the key's token"),
+    th("k (" + r.hd + ")", "the key vector k: " + r.hd + " numbers"),
+    th("q \u00b7 k", "the dot product of q and k"),
+    th("\u00f7 \u221a" + r.hd, "score = q \u00b7 k / \u221a" + r.hd),
+    th("recorded", "the score the trace recorded"),
+    th("softmax", "the softmax of the scores, recomputed"),
+    th("recorded", "the softmax the trace recorded"),
+    th("", "the softmax as a bar"),
   );
   const qRow = el(
     "tr",
@@ -191,7 +195,7 @@ function renderQk() {
       { class: k.masked ? "masked" : "", "data-key": k.j },
       el("td", { text: String(k.key.pos) }),
       el("td", { class: "tokcell", text: showText((k.key.tok || { text: "?" }).text) }),
-      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = [" + k.k.join(", ") + "]") : "not recorded"),
+      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = " + list(k.k)) : "not recorded"),
       el("td", { "data-col": "dot", text: k.dot === null ? "-" : fmt(k.dot) }),
       el("td", { "data-col": "score", text: k.score === null ? "-" : fmt(k.score) }),
       el("td", {
@@ -211,7 +215,7 @@ function renderQk() {
         { class: "barcell" },
         el("span", {
           class: "bar",
-          style: "width:" + Math.round(200 * (typeof k.prob === "number" ? k.prob : 0)) + "px",
+          style: "width:" + Math.round(120 * (typeof k.prob === "number" ? k.prob : 0)) + "px",
         }),
       ),
     ),
@@ -238,15 +242,21 @@ function drawCacheTensor(canvas, trace, step) {
   );
   const rect = canvas.getBoundingClientRect();
   const w = Math.max(500, Math.round(rect.width || 900));
-  const left = 250,
-    right = 16,
-    font = 14;
+  const font = state.present ? 18 : 14; // projector size in presentation mode
+  const rowLabel = (name, g) =>
+    name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(",");
+  const ctx = sizeCanvas(canvas, 1, 1);
+  ctx.font = font + 'px "DejaVu Sans", sans-serif';
+  const left = Math.ceil(ctx.measureText(rowLabel("K", c.n_kv_heads - 1)).width) + 16,
+    right = 16;
   const cell = Math.max(1, (w - left - right) / capacity);
-  const rowH = 22,
+  const rowH = font + 8,
     blockH = rowH * c.n_kv_heads;
-  const top = 30;
-  const h = top + 2 * (blockH + 34) + 64;
-  const ctx = sizeCanvas(canvas, w, h);
+  const top = font + 16;
+  const sep = 14; // between the K and the V block
+  const axisY = top + 2 * blockH + sep + 14;
+  const h = axisY + 4 * (font + 4) + 8;
+  sizeCanvas(canvas, w, h);
   canvas.style.width = "";
   ctx.fillStyle = cssVar("--bg");
   ctx.fillRect(0, 0, w, h);
@@ -265,18 +275,14 @@ function drawCacheTensor(canvas, trace, step) {
     4,
   );
   ["K", "V"].forEach((name, b) => {
-    const y0 = top + b * (blockH + 34) + 8;
+    const y0 = top + b * (blockH + sep) + 8;
     for (let g = 0; g < c.n_kv_heads; g++) {
       const y = y0 + g * rowH;
       const [r, gg, bb] = hexRgb(groupColor(g));
       ctx.fillStyle = cssVar("--fg");
       ctx.textAlign = "right";
       ctx.textBaseline = "middle";
-      ctx.fillText(
-        name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(","),
-        left - 8,
-        y + rowH / 2,
-      );
+      ctx.fillText(rowLabel(name, g), left - 8, y + rowH / 2);
       for (let p = 0; p < capacity; p++) {
         const x = left + p * cell;
         if (p < held) {
@@ -292,18 +298,18 @@ function drawCacheTensor(canvas, trace, step) {
     ctx.strokeRect(left + 0.5, y0 + 0.5, capacity * cell - 1, blockH - 1);
   });
   // The positions axis: round ticks, the token at each.
-  const axisY = top + 2 * (blockH + 34) - 18;
   ctx.fillStyle = cssVar("--fg");
   ctx.strokeStyle = cssVar("--fg");
   ctx.textAlign = "center";
   ctx.textBaseline = "top";
   ctx.font = font + 'px "DejaVu Sans Mono", monospace';
-  const every = labelStride(capacity, cell, font + 2);
+  // Labels as far apart as the widest position number needs: never overlapping.
+  const every = labelStride(capacity, cell, ctx.measureText(String(capacity - 1)).width + 8);
   for (let p = 0; p < capacity; p += every) {
     const x = left + (p + 0.5) * cell;
     const tok = p < held ? seqToken(trace, s.window_offset + p) : null;
     ctx.fillText(String(p), x, axisY);
-    if (tok) ctx.fillText(showText(tok.text).slice(0, 3), x, axisY + 18);
+    if (tok) ctx.fillText(showText(tok.text).slice(0, every > 1 ? 3 : 1), x, axisY + font + 4);
   }
   ctx.font = font + 'px "DejaVu Sans", sans-serif';
   ctx.textAlign = "left";
@@ -312,9 +318,14 @@ function drawCacheTensor(canvas, trace, step) {
       held +
       " held, room for " +
       c.max_len +
-      "; solid: written by this step, light: kept from before)",
-    left,
-    axisY + 40,
+      ")",
+    4,
+    axisY + 2 * (font + 4) + 2,
+  );
+  ctx.fillText(
+    "solid: written by this step; light: kept from before",
+    4,
+    axisY + 3 * (font + 4) + 2,
   );
   canvas.dataset.held = String(held);
   canvas.dataset.capacity = String(capacity);

@@ -19,6 +19,7 @@ const trace = (...args) => glassllm("trace", model, "--prompt", prompt, "--steps
 trace("--html", at("r.html"), "--out", at("r.json"));
 trace("--attention", "grouped", "--out", at("g.json"));
 trace("--grads", "--html", at("d.html"));
+glassllm("trace", model, "--prompt", "C GlassLM2026=", "--steps", "6", "--html", at("readme.html"));
 initWideModel(at("big"));
 glassllm("trace", at("big"), "--prompt", "C abcXYZ=", "--steps", "1", "--html", at("big.html"));
 // The page that runs the model itself (needs the WebAssembly engine built).
@@ -48,9 +49,12 @@ await page.keyboard.press("Escape");
 await page.check('input[value="attn.scores"]');
 await shot("scores");
 await page.check('input[value="attn.softmax"]');
-await page.click("#present");
+// Presentation mode at a projector's size, from a link: the README's prompt.
+await page.setViewportSize({ width: 1024, height: 768 });
+await page.goto(fileUrl(at("readme.html")) + "#view=attention&step=0&layer=3&present=1");
+await page.waitForSelector('body[data-ready="1"][data-fonts="1"]');
 await shot("present");
-await page.click("#present-exit");
+await open("r.html", 1600, 1000);
 await page.click('#timeline [data-step="3"]');
 await page.click("[data-tab=qk]");
 await page.selectOption("#qk-layer", "3");

@@ -21,25 +21,36 @@ function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// Token text as shown in a chip or on an axis: the space as ␣, control
-// characters made visible (the end-of-text token U+0003 as the symbol for
-// END OF TEXT); every other character, including < > & and quotes, exactly
-// as it is.
+// Special tokens by name: the end-of-text control character of GlassLM's
+// tokenizer, its unknown-character token, and the usual names of other
+// tokenizers' special tokens.
+const SPECIAL_TOKENS = {
+  "\u0003": "\u27e8eos\u27e9",
+  "\u0002": "\u27e8bos\u27e9",
+  "\ufffd": "\u27e8unk\u27e9",
+  "<s>": "\u27e8bos\u27e9",
+  "</s>": "\u27e8eos\u27e9",
+  "<unk>": "\u27e8unk\u27e9",
+  "<|endoftext|>": "\u27e8eos\u27e9",
+  "<|begin_of_text|>": "\u27e8bos\u27e9",
+  "<|end_of_text|>": "\u27e8eos\u27e9",
+  "<|eot_id|>": "\u27e8eot\u27e9",
+};
+function specialName(text) {
+  return Object.prototype.hasOwnProperty.call(SPECIAL_TOKENS, text) ? SPECIAL_TOKENS[text] : null;
+}
+
+// Token text as shown in a chip or on an axis: a special token by name
+// (\u27e8eos\u27e9), the space as \u2423, other control characters made
+// visible; every other character, including < > & and quotes, exactly as it is.
 function showText(text) {
+  const name = specialName(String(text));
+  if (name) return name;
   return String(text)
     .replace(/ /g, "\u2423")
     .replace(/\n/g, "\u21b5")
     .replace(/\t/g, "\u2192")
-    .replace(/\r/g, "\u240d")
-    .replace(/\u0003/g, "\u2403");
-}
-
-// Numbers as the trace wrote them: JavaScript prints the shortest text that
-// reads back as the same double, which is the JSON's text.
-function showValue(v) {
-  if (v === null) return "masked (-inf)";
-  if (v === undefined) return "-";
-  return String(v);
+    .replace(/\r/g, "\u240d");
 }
 
 // ---- heatmaps -----------------------------------------------------------------
@@ -102,10 +113,14 @@ function heatImage(mat, scale, range) {
   return src;
 }
 
+// Every canvas is drawn at this many times the screen's pixels while an
+// export (export.js) draws the view again for a PNG at twice the size.
+let exportScale = 1;
+
 // Sizes a canvas to cssWidth x cssHeight CSS pixels at the screen's
 // resolution and returns its context, drawing in CSS pixels.
 function sizeCanvas(canvas, cssWidth, cssHeight) {
-  const dpr = window.devicePixelRatio || 1;
+  const dpr = (window.devicePixelRatio || 1) * exportScale;
   canvas.style.width = cssWidth + "px";
   canvas.style.height = cssHeight + "px";
   canvas.width = Math.round(cssWidth * dpr);
@@ -136,7 +151,8 @@ function labelStride(n, cellSize, need) {
 // horizontal where they fit and turned upright where they do not. Returns
 // the cells' inset inside the canvas (CSS pixels) for cellAt.
 //   opts: {scale, range, rowLabel(r), colLabel(c), width, height, font,
-//          maxCell, titles: {rows, cols} (axis names, optional)}
+//          maxCell, rowFloor (least height of a row of a one- or two-row
+//          map), titles: {rows, cols} (axis names, optional)}
 function drawMap(canvas, mat, opts) {
   const font = opts.font || 14;
   const mono = font + 'px "DejaVu Sans Mono", monospace';
@@ -160,7 +176,10 @@ function drawMap(canvas, mat, opts) {
   let top = (horizontal ? font + 6 : Math.min(colW, 90) + 8) + titleH;
   let cellH = cellW;
   if (opts.height) cellH = Math.max(1, Math.min(cellW, (opts.height - top - 4) / mat.rows));
-  if (opts.minRow && mat.rows <= 2) cellH = Math.max(cellH, Math.min(opts.minRow, cellW));
+  // A map of one or two rows (a decode step) is a band at least rowFloor
+  // high, never a line of a few pixels, however many keys share its width.
+  if (opts.rowFloor && mat.rows <= 2 && opts.height)
+    cellH = Math.max(cellH, Math.min(opts.rowFloor, (opts.height - top - 4) / mat.rows));
   cellW = Math.floor(cellW * 100) / 100;
   const w = Math.round(cellW * mat.cols),
     h = Math.max(1, Math.round(cellH * mat.rows));
@@ -269,11 +288,22 @@ function drawLegend(container, scale, lo, hi, label, note) {
   container.dataset.ticks = ticks.join(",");
 }
 
+// Every number the page shows, in one format: 4 significant digits, in
+// scientific notation (3 digits) under 1e-3 and from 1e5 up; null is a
+// masked score.
 function fmt(v) {
-  if (!Number.isFinite(v)) return String(v);
+  if (v === null) return "masked (-inf)";
+  if (v === undefined) return "-";
+  if (typeof v !== "number") return String(v);
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : v < 0 ? "-inf" : "nan";
+  if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
-  return String(Math.round(v * 1000) / 1000);
+  if (a < 1e-3 || a >= 1e5)
+    return v
+      .toExponential(2)
+      .replace(/\.?0+e/, "e")
+      .replace("e+", "e");
+  return String(Number(v.toPrecision(4)));
 }
 
 // ---- charts -------------------------------------------------------------------

@@ -108,3 +108,18 @@ export function readTrace(file) {
         if (typeof snap[field] === "string") snap[field] = unpack(snap[field]);
   return doc;
 }
+
+// The inspector's number format, written with Intl rather than the page's
+// code: 4 significant digits; 3, in scientific notation, under 1e-3 and
+// from 1e5 up; trailing zeros dropped.
+export function fourDigits(v) {
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e5)
+    return new Intl.NumberFormat("en-US", { notation: "scientific", maximumSignificantDigits: 3 })
+      .format(v)
+      .replace("E", "e");
+  return new Intl.NumberFormat("en-US", { maximumSignificantDigits: 4, useGrouping: false }).format(
+    v,
+  );
+}

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace, fourDigits } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-viewer-"));
@@ -169,7 +169,7 @@ test("a hovered cell shows the value that is in the trace", async () => {
     k = doc.sequence[1].text;
   assert.equal(
     text,
-    `layer 1 head 2 (K/V head 1): query ${JSON.stringify(q)} (pos 3) \u2192 key ${JSON.stringify(k)} (pos 1): softmax = ${v}`,
+    `layer 1 head 2 (K/V head 1): query ${JSON.stringify(q)} (pos 3) \u2192 key ${JSON.stringify(k)} (pos 1): softmax = ${fourDigits(v)}`,
   );
   assert.ok(await page.isVisible("#tooltip"));
   // The enlarged map of the same head reads the same value.
@@ -179,7 +179,7 @@ test("a hovered cell shows the value that is in the trace", async () => {
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowRight");
-  assert.ok((await page.textContent("#readout")).endsWith("softmax = " + v));
+  assert.ok((await page.textContent("#readout")).endsWith("softmax = " + fourDigits(v)));
   await shot(page, "attention-enlarged");
   await page.close();
 });
@@ -191,14 +191,14 @@ test("the raw / masked / softmax switch", async () => {
   await page.check('input[value="attn.scores"]');
   assert.ok(
     (await hoverCell(page, 0, 1, 1, 4)).endsWith(
-      "raw score = " + softmaxAt(doc, 0, "attn.scores", 0, 1, 1, 4),
+      "raw score = " + fourDigits(softmaxAt(doc, 0, "attn.scores", 0, 1, 1, 4)),
     ),
   );
   await page.check('input[value="attn.scores_masked"]');
   assert.ok((await hoverCell(page, 0, 1, 1, 4)).endsWith("masked score = masked (-inf)"));
   assert.ok(
     (await hoverCell(page, 0, 1, 4, 1)).endsWith(
-      "masked score = " + softmaxAt(doc, 0, "attn.scores_masked", 0, 1, 4, 1),
+      "masked score = " + fourDigits(softmaxAt(doc, 0, "attn.scores_masked", 0, 1, 4, 1)),
     ),
   );
   await page.check('input[value="attn.softmax"]');
@@ -305,7 +305,7 @@ test("the compare view finds zero difference between identical traces and the ri
   const want = maxDiff(json.a, json.b);
   assert.ok(want > 0);
   assert.equal(Number(await page.getAttribute("#compare-max", "data-max")), want);
-  assert.equal(await page.textContent("#compare-max"), String(Number(want.toPrecision(6))));
+  assert.equal(await page.textContent("#compare-max"), fourDigits(want));
   await shot(page, "compare");
   // repeat_kv against grouped: the two paths, same weights.
   await setFile(page, "#compare-file", at("a-grouped.json"));
