@@ -1,6 +1,6 @@
 // safetensors.cpp: reading and writing .safetensors files, the format Hugging
-// Face checkpoints keep their weights in, plus the strict JSON parser the
-// checkpoint code shares (files.h does the reading and writing itself).
+// Face checkpoints keep their weights in (files.h does the reading and
+// writing itself, json_reader.h parses the header).
 //
 // The format (https://huggingface.co/docs/safetensors):
 //   8 bytes    N, the header's length, an unsigned little-endian integer
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <set>
 
 #include "glassllm/engine/node.h"
 #include "glassllm/io/checkpoint_internal.h"
@@ -31,33 +30,6 @@ namespace glassllm {
 namespace detail {
 
 using Json = nlohmann::ordered_json;
-
-// ---- strict JSON -------------------------------------------------------------------
-
-Json parse_json_strict(std::string_view text) {
-  // nlohmann keeps the last of two equal keys; a parser callback sees every key
-  // as it is read, so one set of keys per open object finds repeats.
-  std::vector<std::set<std::string>> open_objects;
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == Json::parse_event_t::object_end) {
-      open_objects.pop_back();
-    } else if (event == Json::parse_event_t::key) {
-      std::string key = parsed.get<std::string>();
-      if (!open_objects.back().insert(key).second)
-        throw std::invalid_argument("duplicate key " + parsed.dump());
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::exception& e) {
-    // Mostly parse_error, but a number too large for a double ("1E400") is
-    // an out_of_range error: both mean the text is not JSON we can use.
-    throw std::invalid_argument(std::string("invalid JSON: ") + e.what());
-  }
-}
 
 // ---- 16-bit floats -------------------------------------------------------------------
 
