@@ -57,12 +57,12 @@ int tokenize(const TokenizeArgs& a) {
       try {
         text = parse_json_bounded<nlohmann::json>(line);
       } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(a.jsonl + ": line " + std::to_string(n) + ": " +
-                                    e.what());
+        throw std::runtime_error(a.jsonl + ": line " + std::to_string(n) + ": " +
+                                 e.what());
       }
       if (!text.is_string())
-        throw std::invalid_argument(a.jsonl + ": line " + std::to_string(n) + " is " +
-                                    json_preview(text) + ", expected a JSON string");
+        throw std::runtime_error(a.jsonl + ": line " + std::to_string(n) + " is " +
+                                 json_preview(text) + ", expected a JSON string");
       std::vector<std::int64_t> ids = tok.encode(text.get<std::string>(), !a.no_special);
       nlohmann::json out = {{"ids", ids}, {"text", tok.decode(ids, true)}};
       std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -156,7 +156,13 @@ inline constexpr int32_t kRegexTimeLimit = 2000;
 // post_processor (real files: 1 or 2).
 inline constexpr int kMaxSequenceDepth = 16;
 
+// 'text' for a message; a long one (a type name of 100,000 characters) cut.
 inline std::string single_quoted(const std::string& s) {
+  if (s.size() > 60) {
+    std::size_t n = 60;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return "'" + s.substr(0, n) + "...'";
+  }
   return "'" + s + "'";
 }
 

@@ -76,9 +76,13 @@ std::string line_and_column(std::string_view text, std::size_t byte) {
 }
 
 // After a value (a scalar, or an object or list that just closed) the list
-// holding it moves to its next item.
+// holding it moves to its next item, the object holding it to its next key.
 void value_done(std::vector<OpenValue>& open) {
-  if (!open.empty() && open.back().is_list) ++open.back().index;
+  if (open.empty()) return;
+  if (open.back().is_list)
+    ++open.back().index;
+  else
+    open.back().has_key = false;  // next comes a new key: the path is the object's
 }
 
 template <class J>

@@ -264,6 +264,9 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
     for (const auto& d : value["shape"]) {
       std::uint64_t dim;
       if (!as_count(d, dim)) throw bad("shape is not a list of non-negative integers");
+      if (dim > std::numeric_limits<std::size_t>::max())  // 32-bit (WebAssembly)
+        throw bad("shape dimension " + std::to_string(dim) + " is larger than this " +
+                  "machine can address");
       e.shape.push_back(std::size_t(dim));
       if (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim)
         too_big = true;
@@ -271,6 +274,8 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
       numel *= dim;  // may wrap when too_big; then numel is not used
     }
     if (has_zero) too_big = false, numel = 0;  // a zero anywhere makes the product 0
+    // The byte count too must fit: 2^64 - 1 elements of 4 bytes would wrap.
+    if (numel > std::numeric_limits<std::uint64_t>::max() / e.dtype_size) too_big = true;
 
     const Json* offsets =
         value.contains("data_offsets") ? &value["data_offsets"] : nullptr;
