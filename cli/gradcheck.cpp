@@ -76,7 +76,9 @@ Command register_gradcheck(CLI::App& app) {
       "exits non-zero if any check fails.");
   sub->add_option("--op", args->op, "Check only this op (e.g. softmax)");
   sub->add_flag("--wide", args->wide, "Add a column with the input shapes (112 columns)");
-  add_real(sub, "--eps", args->eps, "Finite-difference step", {0, 1, true});
+  // Below 1e-12 the step is lost in float64's rounding (x + eps == x for
+  // |x| >= 1e4 * eps / 2^-52): every numeric derivative would be 0.
+  add_real(sub, "--eps", args->eps, "Finite-difference step", {1e-12, 1});
   add_real(sub, "--atol", args->atol, "Absolute tolerance", {0, 1e6});
   add_real(sub, "--rtol", args->rtol, "Relative tolerance", {0, 1e6});
   return {sub, [args] { return gradcheck(*args); }};

@@ -58,7 +58,19 @@ int main(int argc, char** argv) {
       cli::register_bench(app),     cli::register_train(app),
       cli::register_eval(app),
   };
+  app.set_version_flag("--version", std::string("glassllm ") + GLASSLLM_VERSION);
   const std::string where = prefix(app, argc, argv);
+  // A first argument that is neither an option nor a subcommand: CLI11 would
+  // say only "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-' && where == "glassllm: ") {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    return report(where,
+                  "unknown subcommand '" + std::string(argv[1]) +
+                      "' (the subcommands: " + names + "); see glassllm --help",
+                  2);
+  }
 
   try {
     app.parse(argc, argv);

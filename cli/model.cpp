@@ -53,9 +53,19 @@ Checkpoint load_model(const std::string& command, const std::string& dir,
 }
 
 std::vector<std::string> checkpoint_files(const std::string& dir) {
+  // Every entry of the folder, not only the files GlassLM writes: a Hugging
+  // Face folder's shards, index, tokenizer.json and tokenizer_config.json
+  // are read too, and a user's own file there is theirs. same_file compares
+  // inodes, so a symlink or hard link to any of them counts as well.
   const std::filesystem::path root(dir);
-  return {(root / "model.safetensors").string(), (root / "config.json").string(),
-          (root / "glassllm_tokenizer.json").string(), dir};
+  std::vector<std::string> files = {(root / "model.safetensors").string(),
+                                    (root / "config.json").string(),
+                                    (root / "glassllm_tokenizer.json").string(), dir};
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(root, ec), end; !ec && it != end;
+       it.increment(ec))
+    files.push_back(it->path().string());
+  return files;
 }
 
 void add_allow_nonfinite(CLI::App* sub, bool& flag) {

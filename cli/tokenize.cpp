@@ -1,17 +1,22 @@
 // tokenize.cpp: `glassllm tokenize`, a Hugging Face tokenizer.json folder's
 // encoding and decoding on the command line.
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli.h"
+#include "glassllm/io/files.h"
 #include "glassllm/io/hf_tokenizer.h"
+#include "glassllm/io/json_reader.h"
 
 namespace glassllm::cli {
 
 namespace {
+
+// A --jsonl file larger than this is not a list of texts to tokenize.
+constexpr std::uint64_t kMaxJsonlBytes = 256ull << 20;
 
 struct TokenizeArgs {
   std::string dir, text, ids, jsonl;
@@ -35,22 +40,29 @@ int tokenize(const TokenizeArgs& a) {
   if (!a.text.empty()) {
     std::cout << join_ids(tok.encode(a.text, !a.no_special)) << "\n";
   } else if (!a.ids.empty()) {
-    std::cout << tok.decode(parse_ids(a.ids, "--ids"), a.skip_special) << "\n";
+    // A token can hold any bytes (ESC, BEL, ...): printed escaped, so a
+    // tokenizer cannot move the cursor or retitle the terminal.
+    std::cout << printable(tok.decode(parse_ids(a.ids, "--ids"), a.skip_special), true)
+              << "\n";
   } else {
     // One JSON string per line in, one {"ids": [...], "text": ...} per line
     // out: many texts for one load of the tokenizer (the parity test's way).
-    std::ifstream in(a.jsonl);
-    if (!in) throw std::runtime_error(a.jsonl + ": cannot read");
+    // Read as every input is: a regular file of bounded size (a FIFO, a
+    // folder or /dev/zero is refused before it is read).
+    std::istringstream in(
+        read_regular_file(a.jsonl, kMaxJsonlBytes, "a JSON-lines file"));
     std::string line;
     for (std::size_t n = 1; std::getline(in, line); ++n) {
       nlohmann::json text;
       try {
-        text = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception&) {
+        text = parse_json_bounded<nlohmann::json>(line);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(a.jsonl + ": line " + std::to_string(n) + ": " +
+                                 e.what());
       }
       if (!text.is_string())
-        throw std::invalid_argument(a.jsonl + ": line " + std::to_string(n) +
-                                    " is not a JSON string");
+        throw std::runtime_error(a.jsonl + ": line " + std::to_string(n) + " is " +
+                                 json_preview(text) + ", expected a JSON string");
       std::vector<std::int64_t> ids = tok.encode(text.get<std::string>(), !a.no_special);
       nlohmann::json out = {{"ids", ids}, {"text", tok.decode(ids, true)}};
       std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -73,6 +73,12 @@ std::vector<std::size_t> parse_indices(const std::string& text, const char* what
       if (hi < lo)
         throw std::invalid_argument(std::string(what) + ": range '" + item +
                                     "' runs backwards");
+      // Checked before the range is listed: 0-9999999999 would list ten
+      // billion numbers first.
+      if (lo < 0 || std::uint64_t(hi) >= limit)
+        throw std::invalid_argument(std::string(what) + ": range '" + item +
+                                    "' is out of range [0, " + std::to_string(limit) +
+                                    ")");
       for (std::int64_t v = lo; v <= hi; ++v)
         listed += (listed.empty() ? "" : ",") + std::to_string(v);
     } else {

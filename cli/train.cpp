@@ -75,6 +75,10 @@ TrainOptions starting_options(const TrainArgs& a, const std::string& out) {
   const std::string state = "trainer_state.json";
   const bool in_out = fs::exists(fs::path(out) / state);
   const bool in_previous = fs::exists(fs::path(out + ".previous") / state);
+  if (a.resume && a.init_from)
+    throw std::invalid_argument(
+        "--resume continues the run's own weights; --init-from starts a new run from "
+        "a checkpoint; give one of them");
   TrainOptions o;
   if (a.resume) {
     if (!in_out && !in_previous)

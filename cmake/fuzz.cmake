@@ -6,9 +6,9 @@ if(GLASSLLM_FUZZ)
   target_link_libraries(fuzz_checkpoint PRIVATE glassllm nlohmann_json::nlohmann_json)
   target_link_options(fuzz_checkpoint PRIVATE -fsanitize=fuzzer)
   set_target_properties(fuzz_checkpoint PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz)
-  # config.json, the tokenizer file, and the command line's number parsing
+  # config.json, the tokenizer files, and the command line's number parsing
   # (cli/numbers.cpp, which needs nothing but the standard library).
-  foreach(target fuzz_config fuzz_tokenizer fuzz_numbers)
+  foreach(target fuzz_config fuzz_tokenizer fuzz_hf_tokenizer fuzz_numbers)
     set(extra "")
     if(target STREQUAL "fuzz_numbers")
       set(extra ${PROJECT_SOURCE_DIR}/cli/numbers.cpp)

@@ -17,7 +17,7 @@ if(GLASSLLM_UNITY)
   # about equal compile time, so that both cores work on it; the model layer
   # below it in one.
   set_target_properties(glassllm_io PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
-  foreach(file hf_tokenizer hf_tokenizer_load tokenizer npy files budget)
+  foreach(file hf_tokenizer hf_tokenizer_load tokenizer npy files budget json_reader)
     set_source_files_properties(${PROJECT_SOURCE_DIR}/glassllm/io/${file}.cpp
       PROPERTIES UNITY_GROUP tokenizers)
   endforeach()

@@ -5,6 +5,7 @@
 #   fuzz_checkpoint  the safetensors reader (and config/tokenizer), tests/data/checkpoint_corpus/
 #   fuzz_config      config.json,                                  tests/data/fuzz/config/
 #   fuzz_tokenizer   glassllm_tokenizer.json and UTF-8,            tests/data/fuzz/tokenizer/
+#   fuzz_hf_tokenizer  a whole Hugging Face tokenizer.json,        tests/data/fuzz/hf_tokenizer/
 #   fuzz_numbers     the command line's numbers and printable(),   tests/data/fuzz/numbers/
 #   bash fuzz/run.sh                     # every target, 60 seconds each
 #   bash fuzz/run.sh 600                 # ten minutes each
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_numbers)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_checkpoint fuzz_config fuzz_tokenizer fuzz_hf_tokenizer fuzz_numbers)
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DGLASSLLM_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz --target "${targets[@]}" -j"$(nproc)"
@@ -31,6 +32,7 @@ fuzz_one() {
     fuzz_checkpoint) corpus=tests/data/checkpoint_corpus dict=(-dict=fuzz/checkpoint.dict) ;;
     fuzz_config) corpus=tests/data/fuzz/config dict=(-dict=fuzz/checkpoint.dict) ;;
     fuzz_tokenizer) corpus=tests/data/fuzz/tokenizer dict=() ;;
+    fuzz_hf_tokenizer) corpus=tests/data/fuzz/hf_tokenizer dict=() ;;
     fuzz_numbers) corpus=tests/data/fuzz/numbers dict=() ;;
     *) echo "unknown fuzz target $target" >&2; return 2 ;;
   esac

@@ -76,6 +76,97 @@ ln -s "$M/config.json" "$W/symlink.json"
 mkdir "$W/user.saving" && echo "mine" > "$W/user.saving/notes.txt"
 mkdir "$W/notrun" "$W/notrun.previous" && echo "mine" > "$W/notrun.previous/notes.txt"
 esc_dir="$W/$(printf 'ckpt\033[31mred')"
+# ---- hostile JSON, tokenizers, run states and model folders -------------------------
+# N repeats of a string, without a shell loop.
+rep() { yes "$2" | head -n "$1" | tr -d '\n'; }
+deep=$(rep 100000 '[')$(rep 100000 ']')
+# 8-byte little-endian length, then the header: a safetensors file.
+safetensors() {
+  local n=${#1}
+  printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x\\x00\\x00\\x00\\x00' $((n & 255)) \
+    $(((n >> 8) & 255)) $(((n >> 16) & 255)) $(((n >> 24) & 255)))"
+  printf '%s' "$1"
+}
+for f in deep_config deep_weights deep_index deep_gtok dup_config type_config layers_config \
+  wrap_shape; do cp -r "$M" "$W/$f"; done
+printf '{"a": %s, "b": 1}' "$deep" > "$W/deep_config/config.json"
+safetensors "{\"w\": $deep, \"b\": 1}" > "$W/deep_weights/model.safetensors"
+rm "$W/deep_index/model.safetensors"
+printf '{"weight_map": %s, "b": 1}' "$deep" > "$W/deep_index/model.safetensors.index.json"
+printf '{"format": %s, "b": 1}' "$deep" > "$W/deep_gtok/glassllm_tokenizer.json"
+sed -i 's/"hidden_size": 16,/"hidden_size": 16, "hidden_size": 16,/' "$W/dup_config/config.json"
+sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": "one"/' "$W/type_config/config.json"
+sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": 2147483648/' "$W/layers_config/config.json"
+safetensors '{"w": {"dtype": "F32", "shape": [18446744073709551615], "data_offsets": [0, 0]}}' \
+  > "$W/wrap_shape/model.safetensors"
+# A small Hugging Face tokenizer folder, and hostile variants of it.
+hf_tok='{"model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}, '
+hf_tok+='"added_tokens": [{"id": 3, "content": "<s>", "special": true}]'
+mkdir "$W/hf"
+printf '%s}' "$hf_tok" > "$W/hf/tokenizer.json"
+printf '"ab"\n"ba"\n' > "$W/hf/texts.jsonl"
+hf() {  # hf NAME TOKENIZER_JSON [TOKENIZER_CONFIG_JSON]
+  mkdir "$W/$1" && printf '%s' "$2" > "$W/$1/tokenizer.json"
+  [ $# -lt 3 ] || printf '%s' "$3" > "$W/$1/tokenizer_config.json"
+}
+seq_deep() {  # a PART (normalizer, ...) of Sequences N deep, with LIST its steps' key
+  printf '"%s": %s null %s' "$1" "$(rep "$3" "{\"type\": \"Sequence\", \"$2\": [")" \
+    "$(rep "$3" ']}')"
+}
+hf hf_deep_norm "$hf_tok, $(seq_deep normalizer normalizers 100000)}"
+hf hf_deep_pre "$hf_tok, $(seq_deep pre_tokenizer pretokenizers 100000)}"
+hf hf_deep_dec "$hf_tok, $(seq_deep decoder decoders 100000)}"
+hf hf_deep_post "$hf_tok, $(seq_deep post_processor processors 100000)}"
+hf hf_seq17 "$hf_tok, $(seq_deep normalizer normalizers 17)}"
+hf hf_deep_model "{\"model\": $deep, \"b\": 1}"
+hf hf_deep_config "$hf_tok}" "{\"bos_token\": $deep, \"b\": 1}"
+hf hf_huge_id '{"model": {"type": "BPE", "vocab": {"a": 4611686018427387904}, "merges": []}}'
+hf hf_neg_id '{"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}}'
+hf hf_huge_added "${hf_tok/\"id\": 3/\"id\": 4611686018427387904}}"
+hf hf_bad_type '{"model": {"type": "BPE", "byte_fallback": "yes", "vocab": {}, "merges": []}}'
+hf hf_merge_type '{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": [7]}}'
+hf hf_content_type "${hf_tok/\"content\": \"<s>\"/\"content\": 7}}"
+hf hf_config_type "$hf_tok}" '{"add_bos_token": "yes"}'
+hf hf_config_list "$hf_tok}" '[]'
+hf hf_config_junk "$hf_tok}" '{"bos_token": }'
+hf hf_template_neg "$hf_tok, \"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<s>\"}}, {\"Sequence\": {\"id\": \"A\"}}], \"special_tokens\": {\"<s>\": {\"ids\": [-5]}}}}"
+hf hf_regex "$hf_tok, \"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(a+)+\$\"}, \"behavior\": \"Isolated\"}}"
+hf hf_dup_key '{"model": {"type": "BPE", "vocab": {"a": 0, "a": 1}, "merges": []}}'
+hf hf_junk '{"model": {"type": "BPE", "vocab": {"a": 0,}, "merges": []}}'
+hf hf_long_string "{\"model\": {\"type\": \"$(rep 100000 x)\"}}"
+printf '%s\n' "\"$(rep 40 a)b\"" > "$W/hf_regex/text.jsonl"
+printf '%s\n' "$deep" > "$W/deep.jsonl"
+printf '"ab"\n7\n' > "$W/number.jsonl"
+printf '"ab"\n{"a": \n' > "$W/junk.jsonl"
+# A Hugging Face model folder (shards, index, tokenizer files) to write over.
+cp -r "$M" "$W/hfm" && cp "$W/hf/tokenizer.json" "$W/hfm/tokenizer.json"
+printf '{}' > "$W/hfm/tokenizer_config.json"
+echo "my notes" > "$W/hfm/notes.txt"
+cp "$M/model.safetensors" "$W/hfm/model-00001-of-00002.safetensors"
+printf '{"weight_map": {}}' > "$W/hfm/model.safetensors.index.json"
+ln -s "$W/hfm/tokenizer.json" "$W/tok_link.json"
+ln "$W/hfm/tokenizer_config.json" "$W/tok_config_hardlink.json"
+ln -s loop_b "$W/loop_a" && ln -s loop_a "$W/loop_b"
+# Edited run states: each a copy of $RUN with one field changed.
+state_case() {  # state_case NAME SED_EXPRESSION
+  cp -r "$RUN" "$W/$1" && sed -i "$2" "$W/$1/trainer_state.json"
+  grep -q . "$W/$1/trainer_state.json" || fail "state $1"
+}
+state_case st_steps 's/"steps": 2,/"steps": -5,/'
+state_case st_step 's/"step": 2,/"step": -1,/'
+state_case st_step_past 's/"step": 2,/"step": 99,/'
+state_case st_threads 's/"threads": [0-9]*/"threads": 100000/'
+state_case st_no_options 's/"options"/"opts"/'
+state_case st_lr 's/"lr": [0-9.e-]*/"lr": "fast"/'
+state_case st_dtype 's/"dtype": "float32"/"dtype": "float16"/'
+state_case st_size 's/"d_model": 16/"d_model": 0/'
+state_case st_format 's/"glassllm-trainer-state"/"other"/'
+cp -r "$RUN" "$W/st_deep" && printf '{"format": %s, "b": 1}' "$deep" > "$W/st_deep/trainer_state.json"
+cp -r "$RUN" "$W/st_junk" && printf '{"step": ' > "$W/st_junk/trainer_state.json"
+cp -r "$RUN" "$W/mt_deep" && printf '%s\n' "$deep" >> "$W/mt_deep/metrics.jsonl"
+cp -r "$RUN" "$W/mt_elapsed" && echo '{"step": 1, "elapsed_s": "x"}' >> "$W/mt_elapsed/metrics.jsonl"
+cp -r "$RUN" "$W/mt_step" && echo '{"step": -3}' >> "$W/mt_step/metrics.jsonl"
+cp -r "$RUN" "$W/mt_junk" && echo '{"step": 1' >> "$W/mt_junk/metrics.jsonl"
 cat > "$W/small_disk.sh" <<'SH'
 #!/usr/bin/env bash
 # Runs "$@" with a 2 KiB file-size limit: writes past it fail with EFBIG.

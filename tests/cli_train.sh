@@ -91,4 +91,32 @@ echo "$out" | grep -q "^resuming $work/long at step $step of $((step + 3))" || f
 echo "$out" | grep -q "^finished $((step + 3)) steps" || fail "resume end: $out"
 
 for cmd in train eval; do "$bin" "$cmd" --help >/dev/null || fail "$cmd --help"; done
+
+# Run folders keep what they hold: a file and a folder of the user's survive
+# every save; a symlinked --out is followed (the link stays, the target gets
+# the run); a run reached by two names (a link) shares one lock.
+"$bin" train --task copy --out "$work/keep" --steps 2 --eval-every 0 --eval-batches 1 \
+  "${tiny[@]}" >/dev/null || fail "keep: first run"
+echo "my notes" > "$work/keep/notes.txt"
+mkdir "$work/keep/plots" && echo "a plot" > "$work/keep/plots/loss.txt"
+"$bin" train --out "$work/keep" --resume --steps 4 >/dev/null 2>&1 || fail "keep: resume"
+[ "$(cat "$work/keep/notes.txt")" = "my notes" ] || fail "a save lost the user's notes.txt"
+[ "$(cat "$work/keep/plots/loss.txt")" = "a plot" ] || fail "a save lost the user's plots/"
+grep -q '"step": 4' "$work/keep/trainer_state.json" || fail "keep: not at step 4"
+mkdir "$work/target" && ln -s "$work/target" "$work/link"
+"$bin" train --task copy --out "$work/link" --steps 2 --eval-every 0 --eval-batches 1 \
+  "${tiny[@]}" >/dev/null || fail "train through a symlink"
+[ -L "$work/link" ] || fail "the symlinked --out was replaced"
+[ -f "$work/target/trainer_state.json" ] || fail "the link's target holds no run"
+"$bin" train --out "$work/link" --resume --steps 4 >/dev/null 2>&1 || fail "resume through a link"
+grep -q '"step": 4' "$work/target/trainer_state.json" || fail "link: target not at step 4"
+exec 9>>"$work/target.lock"
+flock -x 9
+one_line_error "another glassllm train is using this run" \
+  "$bin" train --out "$work/link" --resume
+exec 9>&-
+# A 250-character output name: the temporary file gets a short name instead.
+long=$(printf 'x%.0s' $(seq 250))
+"$bin" forward "$work/run" --tokens 1 --out "$work/$long" >/dev/null || fail "a 250-character name"
+[ -f "$work/$long" ] || fail "no file with the 250-character name"
 echo "cli_train: all passed"

@@ -228,3 +228,75 @@ TEST_CASE("hf_tokenizer: bad input is refused with its position") {
       "tokenize: character \"z\" is not in the vocabulary and the tokenizer "
       "has no unk_token");
 }
+
+TEST_CASE("hf_tokenizer: hostile files fail with the field, not a crash or a hang") {
+  // A Sequence nested 100,000 deep is refused by the JSON reader's limit.
+  std::string deep = "{\"model\": {}, \"normalizer\": ";
+  for (int i = 0; i < 100000; ++i) deep += "{\"type\": \"Sequence\", \"normalizers\": [";
+  deep += "null";
+  for (int i = 0; i < 100000; ++i) deep += "]}";
+  deep += "}";
+  std::string error;
+  try {
+    HFTokenizer::from_json(deep, "", "t");
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  CHECK(error.rfind("t/tokenizer.json: nesting deeper than 256 levels at normalizer."
+                    "normalizers[0].normalizers[0]",
+                    0) == 0);
+  // 17 Sequences, within the JSON limit: the Sequence limit (16) names the path.
+  json t = sentencepiece_style();
+  json n = {{"type", "NFC"}};
+  for (int i = 0; i < 17; ++i) n = {{"type", "Sequence"}, {"normalizers", {n}}};
+  t["normalizer"] = n;
+  std::string path = "normalizer";
+  for (int i = 0; i < 16; ++i) path += ".normalizers[0]";
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: " + path +
+            ": Sequences nested more than 16 deep; at most 16 are allowed");
+  // An id of 2^62 would make a table of exabytes: refused against the file's
+  // 11 + 3 tokens (ids up to 2 * 11 + 1023 allowed).
+  t = sentencepiece_style();
+  t["model"]["vocab"]["c"] = std::int64_t(1) << 62;
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: model \"vocab\" entry \"c\" has id 4611686018427387904, more "
+        "than 1045 for a vocabulary of 11 tokens");
+  // Wrong JSON types name the field.
+  t = sentencepiece_style();
+  t["model"]["byte_fallback"] = "yes";
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: model.byte_fallback is \"yes\", expected true or false");
+  t = sentencepiece_style();
+  t["added_tokens"][2]["content"] = 7;
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: added_tokens[2].content is 7, expected a string");
+  t = sentencepiece_style();
+  t["decoder"]["decoders"][3]["start"] = -1;
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: decoder.decoders[3].start is -1, expected an "
+        "integer >= 0");
+  // tokenizer_config.json's errors name tokenizer_config.json.
+  CHECK(load_error(sentencepiece_style(), {{"add_bos_token", "1"}}) ==
+        "t/tokenizer_config.json: add_bos_token is \"1\", expected true or false");
+  CHECK(load_error(sentencepiece_style(), json::array()) ==
+        "t/tokenizer_config.json: the JSON is a list of 0 items, expected an object");
+  // A template id outside the vocabulary (here -5) is refused, not used.
+  t = sentencepiece_style();
+  t["post_processor"]["special_tokens"]["<s>"]["ids"] = {-5};
+  CHECK(load_error(t) ==
+        "t/tokenizer.json: post_processor.special_tokens[\"<s>\"].ids is "
+        "-5, expected a token id from 0 to 10");
+}
+
+TEST_CASE("hf_tokenizer: a Split regex that backtracks for ever hits the time limit") {
+  json t = byte_level();
+  t["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "(a+)+$"}};
+  HFTokenizer tok = make(t);
+  // 40 a's then b: every way of cutting the a's is tried before $ fails
+  // (2^40 of them); the limit stops it within seconds.
+  CHECK_THROWS_WITH(tok.encode(std::string(40, 'a') + "b"),
+                    "t/tokenizer.json: pre_tokenizer regex \"(a+)+$\" runs past the time "
+                    "limit on a piece of 41 characters (it backtracks without end); "
+                    "simplify the pattern");
+}

@@ -117,8 +117,7 @@ TEST_CASE("safetensors: each broken file gives its own error") {
        "header length 1000 is larger than the file (15 bytes)"},
       {"header_absurd.safetensors", "header length 1099511627776 is absurd"},
       {"not_json_header.safetensors",
-       "header: invalid JSON: [json.exception.parse_error.101] "
-       "parse error at line 1, column 3"},
+       "header: invalid JSON at line 1, column 3: unexpected 'o'"},
       {"header_not_object.safetensors", "header is not a JSON object"},
       {"entry_not_object.safetensors", "tensor 'w': entry is not an object"},
       {"bad_dtype.safetensors", "tensor 'w': unknown dtype 'I8'"},
@@ -140,8 +139,7 @@ TEST_CASE("safetensors: each broken file gives its own error") {
        "the data buffer has 8 bytes but the tensors cover only 4"},
       {"duplicate_name.safetensors", "header: duplicate key \"w\""},
       {"number_overflow.safetensors",
-       "header: invalid JSON: [json.exception.out_of_range.406] "
-       "number overflow parsing '1E400'"},
+       "header: invalid JSON (in w.shape[0]): a number too large for a 64-bit float"},
       {"metadata_not_string.safetensors",
        "__metadata__ value of 'format' is not a string"},
       {"shape_overflow.safetensors",

@@ -85,6 +85,9 @@ async function modelReady() {
 
 async function generateTrace(prompt, steps = 16, temperature = 0, seed = 0) {
   await modelReady();
+  // The engine takes a C string: a NUL would silently end the prompt there.
+  if (String(prompt).includes("\0"))
+    throw new Error("the prompt holds a NUL character (U+0000), which the model cannot take");
   const text = callEngine(
     "glassllm_trace",
     ["string", "number", "number", "number"],
@@ -95,6 +98,14 @@ async function generateTrace(prompt, steps = 16, temperature = 0, seed = 0) {
 
 async function targetGradients(prompt, target) {
   await modelReady();
+  for (const [what, text] of [
+    ["prompt", prompt],
+    ["target", target],
+  ])
+    if (String(text).includes("\0"))
+      throw new Error(
+        "the " + what + " holds a NUL character (U+0000), which the model cannot take",
+      );
   return JSON.parse(
     callEngine("glassllm_gradients", ["string", "string"], [String(prompt), String(target)]),
   );
@@ -203,7 +214,7 @@ async function onGradients(ev) {
 // could not be put in the page; empty without a model.
 function pageModel() {
   const text = $("model").textContent;
-  return text.trim() ? JSON.parse(text) : null;
+  return text.trim() ? parseJsonBounded(text, "the page's model") : null;
 }
 
 async function startLive() {

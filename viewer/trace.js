@@ -47,12 +47,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 // Parses text as a trace; throws an Error with a message for the page.
 function parseTrace(text) {
-  let doc;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new Error("the file is not valid JSON (" + e.message + ")");
-  }
+  const doc = parseJsonBounded(text, "the file");
   checkTrace(doc);
   return indexTrace(doc);
 }
@@ -324,14 +319,7 @@ function parseMetrics(text) {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
   if (lines.length === 0) throw new Error("the metrics file is empty");
   const records = lines.map((l, i) => {
-    let r;
-    try {
-      r = JSON.parse(l);
-    } catch (e) {
-      throw new Error(
-        "line " + (i + 1) + " of the metrics file is not valid JSON (" + e.message + ")",
-      );
-    }
+    const r = parseJsonBounded(l, "line " + (i + 1) + " of the metrics file");
     if (r === null || typeof r !== "object" || Array.isArray(r))
       throw new Error("line " + (i + 1) + " of the metrics file is not a JSON object");
     return r;

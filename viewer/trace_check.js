@@ -3,7 +3,62 @@
 // hostile trace gives one message naming the field (trace.js reads it).
 "use strict";
 
+// ---- reading JSON -------------------------------------------------------------
+
+// The deepest nesting of objects and lists a file may have, as in the native
+// reader (include/glassllm/io/json_reader.h): JSON.parse and the code that
+// walks its result recurse, and a value nested 100,000 deep overflows the
+// page's stack ("Maximum call stack size exceeded").
+const JSON_MAX_DEPTH = 256;
+
+// How deeply `text` nests, counted without recursion (brackets inside
+// strings do not count); stops counting once past `limit`.
+function jsonDepth(text, limit = JSON_MAX_DEPTH) {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 || c === 123) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+// JSON.parse with the nesting limit; `what` names the text in messages
+// ("the trace", "line 3 of the metrics file").
+function parseJsonBounded(text, what) {
+  if (jsonDepth(text) > JSON_MAX_DEPTH)
+    throw new Error(
+      what +
+        " nests deeper than " +
+        JSON_MAX_DEPTH +
+        " levels; at most " +
+        JSON_MAX_DEPTH +
+        " are allowed",
+    );
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(what + " is not valid JSON (" + e.message + ")");
+  }
+}
+
 // ---- checking a document ------------------------------------------------------
+
+// The largest trace the page draws (a 1B model has 16 layers of 32 heads;
+// a trace of 16,384 tokens is already a long one to read).
+const TRACE_MAX_HEADS_OR_LAYERS = 1024;
+const TRACE_MAX_TOKENS = 16384;
 
 const SNAPSHOT_NAMES = [
   "resid.in",
@@ -94,6 +149,13 @@ function checkTrace(doc) {
   for (const key of ["n_layers", "n_heads", "n_kv_heads", "head_dim", "n_rep", "max_len"])
     if (!Number.isInteger(c[key]) || c[key] < 1)
       fail("config." + key + " must be a positive integer, not " + show(c[key]));
+  // The page lays out an element per layer, head and token: past these sizes
+  // it would freeze for many seconds before drawing anything.
+  for (const key of ["n_layers", "n_heads"])
+    if (c[key] > TRACE_MAX_HEADS_OR_LAYERS)
+      fail(
+        "config." + key + " is " + c[key] + "; the page shows at most " + TRACE_MAX_HEADS_OR_LAYERS,
+      );
   if (c.n_heads !== c.n_kv_heads * c.n_rep)
     fail(
       "config.n_heads (" +
@@ -122,7 +184,12 @@ function checkTrace(doc) {
     fail("options.precision must be an integer 0..17, not " + show(o.precision));
   if (typeof o.grads !== "boolean")
     fail("options.grads must be true or false, not " + show(o.grads));
-  list(doc.sequence, "sequence").forEach((t, i) => token(t, "sequence[" + i + "]"));
+  list(doc.sequence, "sequence");
+  if (doc.sequence.length > TRACE_MAX_TOKENS)
+    fail(
+      "sequence has " + doc.sequence.length + " tokens; the page shows at most " + TRACE_MAX_TOKENS,
+    );
+  doc.sequence.forEach((t, i) => token(t, "sequence[" + i + "]"));
   list(doc.steps, "steps");
   if (doc.steps.length === 0) fail("the trace has no steps");
   doc.steps.forEach((s, i) => {

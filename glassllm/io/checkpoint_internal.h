@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "glassllm/io/checkpoint.h"
+#include "glassllm/io/json_reader.h"
 
 namespace glassllm::detail {
 
@@ -20,11 +21,12 @@ namespace glassllm::detail {
 /// it, config_json.cpp names it in its messages).
 inline constexpr const char* kConfigFile = "config.json";
 
-/// Parses JSON, keeping the order of object keys, and rejects an object with
-/// the same key twice (nlohmann alone would keep the last one silently).
-/// Throws std::invalid_argument: "invalid JSON: <nlohmann's message with the
-/// position>" or "duplicate key 'x'".
-nlohmann::ordered_json parse_json_strict(std::string_view text);
+/// Parses JSON, keeping the order of object keys, with json_reader.h's
+/// limits: at most kMaxJsonDepth levels, no object with the same key twice.
+/// Throws std::invalid_argument with a message without the file's name.
+inline nlohmann::ordered_json parse_json_strict(std::string_view text) {
+  return parse_json_bounded<nlohmann::ordered_json>(text);
+}
 
 /// Called with each tensor's bytes once they are copied out.
 using ReleaseFn = std::function<void(const std::uint8_t* bytes, std::size_t n)>;

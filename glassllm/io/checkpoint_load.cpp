@@ -172,6 +172,15 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
   // against the design's table.
   std::string weights_path;  // what the messages below call the weights
   NamedTensors loaded = source.read_weights(weights_path);
+  // Each layer has at least 9 weights: a config with more layers than the
+  // file has weights for is refused before their names are made (10^9 layers
+  // would take minutes and gigabytes to list).
+  const double least_weights = 9.0 * double(cfg.n_layers) + 2;
+  if (least_weights > double(loaded.size()))
+    throw std::runtime_error(
+        config_path + ": num_hidden_layers is " + std::to_string(cfg.n_layers) +
+        ", which needs at least " + std::to_string(std::uint64_t(least_weights)) +
+        " weights, but " + weights_path + " holds " + std::to_string(loaded.size()));
   std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
   const std::vector<Slot> slots = weight_slots(cfg);
   std::vector<std::string> missing;

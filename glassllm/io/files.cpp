@@ -99,10 +99,14 @@ void write_file_safely(const std::string& path, std::string_view bytes) {
     return WriteError(path + ": cannot write: " + what +
                       (err ? std::string(": ") + std::strerror(err) : ""));
   };
+  if (path.empty()) throw WriteError("cannot write a file with an empty name");
   // What is there now must be a regular file (or nothing): a rename would
   // otherwise replace a folder's entry, a FIFO or /dev/null.
   struct stat old {};
   const bool exists = ::stat(path.c_str(), &old) == 0;
+  if (!exists && errno == ELOOP)
+    throw fail("it is a loop of symbolic links; expected a regular file or a new name",
+               0);
   if (exists && !S_ISREG(old.st_mode))
     throw fail("it is " + not_regular(old) + "; expected a regular file or a new name",
                0);
@@ -121,7 +125,13 @@ void write_file_safely(const std::string& path, std::string_view bytes) {
   for (int attempt = 0; fd < 0; ++attempt) {
     char suffix[48];
     std::snprintf(suffix, sizeof suffix, ".tmp-%ld-%u", long(::getpid()), counter++);
-    tmp = path + suffix;
+    // A name near the 255-byte limit has no room for the suffix: a short
+    // hidden name in the same folder instead.
+    const std::string name = fs::path(path).filename().string();
+    tmp = name.size() + std::strlen(suffix) <= 255
+              ? path + suffix
+              : (fs::path(path).parent_path() / (".glassllm" + std::string(suffix)))
+                    .string();
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && (errno != EEXIST || attempt > 100))
       throw fail("creating a temporary file beside it", errno);
@@ -161,15 +171,19 @@ bool same_file(const std::string& a, const std::string& b) {
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   std::error_code ea, eb;
-  fs::path pa = fs::weakly_canonical(fs::absolute(a), ea);
-  fs::path pb = fs::weakly_canonical(fs::absolute(b), eb);
+  fs::path pa = fs::absolute(a, ea), pb = fs::absolute(b, eb);
+  if (ea || eb) return false;
+  pa = fs::weakly_canonical(pa, ea);
+  pb = fs::weakly_canonical(pb, eb);
   if (ea || eb) return false;
   return pa == pb;
 }
 
 bool inside_folder(const std::string& path, const std::string& folder) {
   std::error_code ec;
-  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return false;
+  p = fs::weakly_canonical(p, ec);
   if (ec) return false;
   for (; !p.empty(); p = p.parent_path()) {
     if (same_file(p.string(), folder)) return true;
@@ -180,6 +194,7 @@ bool inside_folder(const std::string& path, const std::string& folder) {
 
 void refuse_output_over_inputs(const std::string& option, const std::string& out,
                                const std::vector<std::string>& inputs) {
+  if (out.empty()) throw std::invalid_argument(option + " is empty; give a file name");
   for (const std::string& in : inputs)
     if (same_file(out, in))
       throw std::invalid_argument(option + " " + out + " is the command's input " + in +

@@ -23,6 +23,7 @@
 #include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 #include "glassllm/io/hf_tokenizer_impl.h"
+#include "glassllm/io/json_reader.h"
 
 namespace glassllm {
 
@@ -275,9 +276,9 @@ HFTokenizer HFTokenizer::from_json(const std::string& tokenizer_json,
   impl->where = where + "/tokenizer.json";
   json root;
   try {
-    root = json::parse(tokenizer_json);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(impl->where + ": invalid JSON: " + e.what());
+    root = parse_json_bounded<json>(tokenizer_json);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(impl->where + ": " + e.what());
   }
   try {
     if (!root.is_object() || !root.contains("model"))
@@ -295,14 +296,17 @@ HFTokenizer HFTokenizer::from_json(const std::string& tokenizer_json,
       std::string config_where = where + "/tokenizer_config.json";
       json config;
       try {
-        config = json::parse(tokenizer_config_json);
-      } catch (const json::exception& e) {
-        throw std::runtime_error(config_where + ": invalid JSON: " + e.what());
+        config = parse_json_bounded<json>(tokenizer_config_json);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(config_where + ": " + e.what());
       }
       impl->load_config(config, config_where);
     }
-  } catch (const json::exception& e) {  // a field of the wrong JSON type
-    throw std::runtime_error(impl->where + ": " + e.what());
+  } catch (const json::exception&) {
+    // Every field is checked for its type before it is read; this is a
+    // last guard, in our words rather than the library's.
+    throw std::runtime_error(impl->where +
+                             ": a field has a JSON type GlassLM cannot read");
   }
   return HFTokenizer(std::move(impl));
 }

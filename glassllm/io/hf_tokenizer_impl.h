@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "glassllm/io/hf_tokenizer.h"
+#include "glassllm/io/json_reader.h"
 
 namespace glassllm {
 namespace hf {
@@ -145,7 +146,23 @@ struct Merge {
 // A template item: a token id, or (-1) the sequence itself.
 using Template = std::vector<std::int64_t>;
 
+// ICU's limit on one regex search, in its steps of about a millisecond's work
+// (counted, not timed, so the same on every machine): a real tokenizer's
+// pattern needs a handful on a whole line; one that backtracks exponentially
+// reaches it within seconds.
+inline constexpr int32_t kRegexTimeLimit = 2000;
+
+// How deep Sequences may nest in a normalizer, pre_tokenizer, decoder or
+// post_processor (real files: 1 or 2).
+inline constexpr int kMaxSequenceDepth = 16;
+
+// 'text' for a message; a long one (a type name of 100,000 characters) cut.
 inline std::string single_quoted(const std::string& s) {
+  if (s.size() > 60) {
+    std::size_t n = 60;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+    return "'" + s.substr(0, n) + "...'";
+  }
   return "'" + s + "'";
 }
 
@@ -238,7 +255,11 @@ inline std::string pattern_string(const json& pattern, const std::string& what,
 }
 
 inline Prepend parse_prepend_scheme(const json& part, const std::string& where) {
-  std::string scheme = part.value("prepend_scheme", "always");
+  std::string scheme = "always";
+  if (part.contains("prepend_scheme") && part["prepend_scheme"].is_string())
+    scheme = part["prepend_scheme"].get<std::string>();
+  else if (part.contains("prepend_scheme") && !part["prepend_scheme"].is_null())
+    scheme = json_preview(part["prepend_scheme"]);
   if (scheme == "always") return Prepend::always;
   if (scheme == "first") return Prepend::first;
   if (scheme == "never") return Prepend::never;
@@ -290,19 +311,41 @@ struct HFTokenizer::Impl {
 
   // ---- loading ----
 
+  // Optional fields of `part` (found at JSON path `path`): absent or null
+  // gives `fallback`, a value of another type an error naming the field.
+  bool flag(const json& part, const std::string& key, bool fallback,
+            const std::string& path) const;
+  std::string text(const json& part, const std::string& key, const std::string& fallback,
+                   const std::string& path) const;
+  std::size_t count(const json& part, const std::string& key,
+                    const std::string& path) const;
+  const json& list(const json& part, const std::string& key,
+                   const std::string& path) const;
+  // A Sequence's steps, checked to nest at most kMaxSequenceDepth deep.
+  const json& sequence(const json& part, const std::string& key, const std::string& path,
+                       int depth) const;
+
   void load_model(const json& model);
+  void load_vocab(const json& vocab);
+  void load_merges(const json& merges);
 
   void set_token(std::int64_t id, const std::string& token);
 
   void load_added_tokens(const json& list);
 
-  void load_normalizer(const json& n);
+  // `path`: where the part is in tokenizer.json ("normalizer.normalizers[1]");
+  // `depth`: how many Sequences hold it.
+  void load_normalizer(const json& n, const std::string& path = "normalizer",
+                       int depth = 0);
 
-  void load_pre_tokenizer(const json& p);
+  void load_pre_tokenizer(const json& p, const std::string& path = "pre_tokenizer",
+                          int depth = 0);
 
-  void load_decoder(const json& d);
+  void load_decoder(const json& d, const std::string& path = "decoder", int depth = 0);
 
-  void load_post_processor(const json& p);
+  void load_post_processor(const json& p, const std::string& path = "post_processor",
+                           int depth = 0);
+  Template load_template(const json& p, const std::string& path) const;
 
   void load_config(const json& config, const std::string& config_where);
 
@@ -324,13 +367,17 @@ struct HFTokenizer::Impl {
   std::string normalize(std::string s) const;
 
   // Cuts `piece` at every match of `re`, keeping the matches and the text
-  // between them as pieces of their own (the "Isolated" behavior).
-  static std::vector<std::string> split_isolated(const icu::RegexPattern& re,
-                                                 const std::string& piece) {
+  // between them as pieces of their own (the "Isolated" behavior). A pattern
+  // from the file can backtrack for ever ((a+)+$ on 41 characters): each
+  // search gets ICU's time limit, and running past it is an error naming
+  // the pattern.
+  std::vector<std::string> split_isolated(const icu::RegexPattern& re,
+                                          const std::string& piece) const {
     std::vector<std::string> out;
     icu::UnicodeString u = to_utf16(piece);
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<icu::RegexMatcher> m(re.matcher(u, status));
+    m->setTimeLimit(kRegexTimeLimit, status);
     int32_t previous_end = 0;
     while (m->find(status) && U_SUCCESS(status)) {
       int32_t start = m->start(status), end = m->end(status);
@@ -339,6 +386,13 @@ struct HFTokenizer::Impl {
       if (end > start) out.push_back(to_utf8(u.tempSubStringBetween(start, end)));
       previous_end = end;
     }
+    if (U_FAILURE(status))
+      throw std::runtime_error(
+          where + ": pre_tokenizer regex " + json_preview(json(to_utf8(re.pattern()))) +
+          (status == U_REGEX_TIME_OUT
+               ? " runs past the time limit on a piece of " + std::to_string(u.length()) +
+                     " characters (it backtracks without end); simplify the pattern"
+               : std::string(" fails: ") + u_errorName(status)));
     if (previous_end < u.length()) out.push_back(to_utf8(u.tempSubString(previous_end)));
     return out;
   }

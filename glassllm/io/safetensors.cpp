@@ -1,6 +1,6 @@
 // safetensors.cpp: reading and writing .safetensors files, the format Hugging
-// Face checkpoints keep their weights in, plus the strict JSON parser the
-// checkpoint code shares (files.h does the reading and writing itself).
+// Face checkpoints keep their weights in (files.h does the reading and
+// writing itself, json_reader.h parses the header).
 //
 // The format (https://huggingface.co/docs/safetensors):
 //   8 bytes    N, the header's length, an unsigned little-endian integer
@@ -21,7 +21,6 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <set>
 
 #include "glassllm/engine/tensor.h"
 #include "glassllm/io/checkpoint_internal.h"
@@ -31,33 +30,6 @@ namespace glassllm {
 namespace detail {
 
 using Json = nlohmann::ordered_json;
-
-// ---- strict JSON -------------------------------------------------------------------
-
-Json parse_json_strict(std::string_view text) {
-  // nlohmann keeps the last of two equal keys; a parser callback sees every key
-  // as it is read, so one set of keys per open object finds repeats.
-  std::vector<std::set<std::string>> open_objects;
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == Json::parse_event_t::object_end) {
-      open_objects.pop_back();
-    } else if (event == Json::parse_event_t::key) {
-      std::string key = parsed.get<std::string>();
-      if (!open_objects.back().insert(key).second)
-        throw std::invalid_argument("duplicate key " + parsed.dump());
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), callback);
-  } catch (const Json::exception& e) {
-    // Mostly parse_error, but a number too large for a double ("1E400") is
-    // an out_of_range error: both mean the text is not JSON we can use.
-    throw std::invalid_argument(std::string("invalid JSON: ") + e.what());
-  }
-}
 
 // ---- 16-bit floats -------------------------------------------------------------------
 
@@ -296,6 +268,9 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
     for (const auto& d : value["shape"]) {
       std::uint64_t dim;
       if (!as_count(d, dim)) throw bad("shape is not a list of non-negative integers");
+      if (dim > std::numeric_limits<std::size_t>::max())  // 32-bit (WebAssembly)
+        throw bad("shape dimension " + std::to_string(dim) + " is larger than this " +
+                  "machine can address");
       e.shape.push_back(std::size_t(dim));
       if (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim)
         too_big = true;
@@ -303,6 +278,8 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
       numel *= dim;  // may wrap when too_big; then numel is not used
     }
     if (has_zero) too_big = false, numel = 0;  // a zero anywhere makes the product 0
+    // The byte count too must fit: 2^64 - 1 elements of 4 bytes would wrap.
+    if (numel > std::numeric_limits<std::uint64_t>::max() / e.dtype_size) too_big = true;
 
     const Json* offsets =
         value.contains("data_offsets") ? &value["data_offsets"] : nullptr;

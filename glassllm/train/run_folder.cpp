@@ -25,6 +25,7 @@
 #include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint.h"
 #include "glassllm/io/files.h"
+#include "glassllm/io/json_reader.h"
 #include "glassllm/train/optim.h"
 
 namespace glassllm {
@@ -68,6 +69,31 @@ void rename_or_throw(const fs::path& from, const fs::path& to) {
                              to.string() + ": " + ec.message());
 }
 
+// The files of OUT that a save does not write (a user's notes.txt, a plot)
+// go into OUT.saving too, as hard links (a folder's files each linked): the
+// same data under a second name, so whatever happens to the save, one of
+// OUT, OUT.previous or the new OUT holds them.
+void keep_foreign_files(const fs::path& dir, const fs::path& saving) {
+  static const char* const ours[] = {
+      kMarkFile,      "config.json", "model.safetensors", "glassllm_tokenizer.json",
+      kOptimizerFile, kMetricsFile,  kStateFile};
+  std::error_code ec;
+  if (!marked(dir)) return;  // the first save: OUT is empty or refused below
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
+    const std::string name = entry.path().filename().string();
+    if (std::find(std::begin(ours), std::end(ours), name) != std::end(ours)) continue;
+    fs::copy(entry.path(), saving / name,
+             fs::copy_options::recursive | fs::copy_options::create_hard_links |
+                 fs::copy_options::copy_symlinks,
+             ec);
+    if (ec)
+      throw WriteError("save: cannot keep " + entry.path().string() +
+                       " in the new save (" + ec.message() +
+                       "); move it out of the run folder");
+  }
+}
+
 // Writes the whole run into OUT.saving/ (each file flushed to disk), then
 // swaps it in with two renames. At every moment either OUT or OUT.previous
 // is a complete checkpoint; recover_run_folder finds it.
@@ -75,20 +101,23 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
               const Optimizer& optimizer, const Json& state, const std::string& metrics) {
   const fs::path dir(out), saving(out + ".saving"), previous(out + ".previous");
   remove_marked(saving);
-  fs::create_directories(saving);
+  std::error_code ec;
+  fs::create_directories(saving, ec);
+  if (ec)  // a read-only or missing parent: an output that cannot be written
+    throw WriteError("save: cannot create " + saving.string() + ": " + ec.message());
   write_file_safely((saving / kMarkFile).string(),
                     "A training run's folder, made by glassllm train.\n");
   save_checkpoint(saving.string(), model, &tokenizer);
   write_safetensors((saving / kOptimizerFile).string(), optimizer.state(),
                     {{"optimizer", optimizer.name()}});
   write_file_safely((saving / kMetricsFile).string(), metrics);
+  keep_foreign_files(dir, saving);
   // The state file last: a folder with it is a complete save.
   write_file_safely((saving / kStateFile).string(), state.dump(2) + "\n");
   remove_marked(previous);  // a leftover of an earlier save's cleanup
   // The first save may find OUT as an empty folder the user made: it goes
   // (rmdir removes only an empty folder); a folder with anything in it that
   // train did not make stops the save.
-  std::error_code ec;
   if (fs::exists(dir) && !marked(dir) && !fs::remove(dir, ec))
     throw std::invalid_argument(out + ": is not a training run and not empty; " +
                                 "choose another --out");
@@ -98,12 +127,21 @@ void save_run(const std::string& out, const GlassLM& model, const Tokenizer& tok
   remove_marked(previous);
 }
 
-// An exclusive lock on OUT.lock (a file beside OUT: OUT itself is replaced
-// by every save) for as long as the run trains, so that two trainings on
-// one folder cannot take turns renaming it. The kernel drops the lock when
-// the process ends, however it ends; the empty file stays. The folders above
-// OUT are made first (--out runs/copy in a fresh checkout has no runs/).
-RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
+// OUT.lock beside the folder OUT names once every symlink in its path is
+// resolved: two names for one run (a symlinked parent, "a/../run") share
+// one lock.
+std::string resolved_lock_path(const std::string& out) {
+  std::error_code ec;
+  fs::path resolved = fs::weakly_canonical(fs::absolute(out), ec);
+  if (ec)
+    throw std::invalid_argument("--out " + out + ": cannot resolve the path (" +
+                                ec.message() + ")");
+  return resolved.string() + ".lock";
+}
+
+// resolved_lock_path, once the folders above OUT exist (weakly_canonical
+// resolves the part of a path that exists).
+std::string lock_path_making_parents(const std::string& out) {
   const fs::path parent = fs::path(out).parent_path();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec) &&
@@ -111,6 +149,15 @@ RunLock::RunLock(const std::string& out) : path_(out + ".lock") {
     throw std::runtime_error(
         out + ": cannot make the folder " + parent.string() + " for the run (" +
         (ec ? ec.message() : "a file of that name is in the way") + ")");
+  return resolved_lock_path(out);
+}
+
+// An exclusive lock on OUT.lock (a file beside OUT: OUT itself is replaced
+// by every save) for as long as the run trains, so that two trainings on
+// one folder cannot take turns renaming it. The kernel drops the lock when
+// the process ends, however it ends; the empty file stays. The folders above
+// OUT are made first (--out runs/copy in a fresh checkout has no runs/).
+RunLock::RunLock(const std::string& out) : path_(lock_path_making_parents(out)) {
   fd_ =
       ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat st {};
@@ -215,56 +262,6 @@ Json options_json(const TrainOptions& o) {
           {"model", config_json(o.model)}};
 }
 
-TrainOptions options_from_json(const Json& j, const std::string& out) {
-  TrainOptions o;
-  o.out = out;
-  o.task = j.at("task").get<std::string>();
-  o.steps = j.at("steps").get<std::size_t>();
-  o.batch_size = j.at("batch_size").get<std::size_t>();
-  o.lr = j.at("lr").get<double>();
-  o.warmup = j.at("warmup").get<std::size_t>();
-  o.min_lr_ratio = j.at("min_lr_ratio").get<double>();
-  o.weight_decay = j.at("weight_decay").get<double>();
-  o.momentum = j.at("momentum").get<double>();
-  o.clip = j.at("clip").get<double>();
-  o.optimizer = j.at("optimizer").get<std::string>();
-  o.seed = j.at("seed").get<std::uint64_t>();
-  o.dtype = parse_dtype(j.at("dtype").get<std::string>());
-  o.log_every = j.at("log_every").get<std::size_t>();
-  o.eval_every = j.at("eval_every").get<std::size_t>();
-  o.eval_batches = j.at("eval_batches").get<std::size_t>();
-  o.save_every = j.at("save_every").get<std::size_t>();
-  o.threads = j.value("threads", 0);  // runs saved before it was recorded: 0
-  o.init_from = j.value("init_from", std::string());  // runs saved before it had none
-  const Json& m = j.at("model");
-  o.model.d_model = m.at("d_model").get<std::size_t>();
-  o.model.n_layers = m.at("n_layers").get<std::size_t>();
-  o.model.n_heads = m.at("n_heads").get<std::size_t>();
-  o.model.n_kv_heads = m.at("n_kv_heads").get<std::size_t>();
-  o.model.d_ff = m.at("d_ff").get<std::size_t>();
-  o.model.max_len = m.at("max_len").get<std::size_t>();
-  o.model.vocab_size = m.at("vocab_size").get<std::size_t>();
-  return o;
-}
-
-Json read_state(const std::string& out) {
-  const fs::path file = fs::path(out) / kStateFile;
-  try {
-    const std::string text =
-        read_regular_file(file.string(), 64ull << 20, "a trainer state file");
-    check_json(text);  // no key twice
-    Json j = Json::parse(text);
-    if (j.value("format", "") != kStateFormat || j.value("version", 0) != kStateVersion)
-      throw std::runtime_error("not a " + std::string(kStateFormat) + " version " +
-                               std::to_string(kStateVersion) + " file");
-    return j;
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(file.string() + ": " + e.what());
-  }
-}
-
 // On resume, these must be what the run was started with.
 void check_same_run(const TrainOptions& now, const TrainOptions& saved) {
   auto differ = [&](const std::string& what, const std::string& was,
@@ -292,12 +289,27 @@ std::string metrics_up_to(const std::string& file, std::size_t step) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return "";
   std::istringstream in(read_regular_file(file, 1ull << 30, "a metrics file"));
+  // Checked like any input: each line an object whose "step" is a count
+  // and whose "elapsed_s" (which the next lines continue from) a number.
   std::string kept, line;
-  while (std::getline(in, line)) {
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
     if (line.empty()) continue;
-    Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("step") || !j["step"].is_number_unsigned())
-      continue;
+    const std::string where = file + ": line " + std::to_string(n);
+    Json j;
+    try {
+      j = parse_json_bounded<Json>(line);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(where + ": " + e.what());
+    }
+    if (!j.is_object() || !j.contains("step") || !j["step"].is_number_unsigned())
+      throw std::runtime_error(where + ": \"step\" is " +
+                               (j.is_object() && j.contains("step")
+                                    ? json_preview(j["step"])
+                                    : std::string("missing")) +
+                               ", expected an integer >= 0");
+    if (j.contains("elapsed_s") && !j["elapsed_s"].is_number())
+      throw std::runtime_error(where + ": \"elapsed_s\" is " +
+                               json_preview(j["elapsed_s"]) + ", expected a number");
     if (j["step"].get<std::size_t>() <= step) kept += line + "\n";
   }
   return kept;
@@ -331,6 +343,16 @@ std::string run_folder(const std::string& out) {
     p = fs::weakly_canonical(fs::absolute(p));
   if (p == p.root_path())
     throw std::invalid_argument("--out " + out + ": a run cannot be the root folder");
+  // A symlink to a folder is followed: the saves rename OUT, and renaming the
+  // link would replace it with a new folder and leave its target as it was.
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(p, ec))) {
+    fs::path target = fs::canonical(p, ec);
+    if (ec)
+      throw std::invalid_argument("--out " + out + ": the symlink cannot be followed (" +
+                                  ec.message() + ")");
+    p = target;
+  }
   return p.string();
 }
 
