@@ -244,7 +244,19 @@ int generate_hf(const GenerateArgs& a, Checkpoint& ckpt, GenerateOptions opt) {
   const HFTokenizer& tok = *ckpt.hf_tokenizer;
   std::vector<std::int64_t> prompt = tok.encode(a.prompt);
   const ContinuationText text = continuation_text(tok, prompt.size());
-  opt.stop = stop_at_strings(text, a.stop);
+  // A model whose vocab_size is larger than the tokenizer's (padded
+  // embeddings) may sample an id the tokenizer has no text for: stopped at
+  // that token, not after the whole generation.
+  auto stop_at_string = stop_at_strings(text, a.stop);
+  opt.stop = [&tok, &a, stop_at_string](const std::vector<std::int64_t>& tokens) {
+    const std::int64_t id = tokens.back();
+    if (id < 0 || std::size_t(id) >= tok.vocab_size())
+      throw std::runtime_error(a.dir + ": the model generated token id " +
+                               std::to_string(id) + ", which tokenizer.json (" +
+                               std::to_string(tok.vocab_size()) +
+                               " tokens) has no text for");
+    return stop_at_string && stop_at_string(tokens);
+  };
   std::vector<std::int64_t> out = ckpt.model.generate(prompt, opt);
   // The tokenizer's text comes from a file: no control character reaches the
   // terminal (newlines and tabs are text).

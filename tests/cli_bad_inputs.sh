@@ -138,6 +138,9 @@ printf '%s\n' "\"$(rep 40 a)b\"" > "$W/hf_regex/text.jsonl"
 printf '%s\n' "$deep" > "$W/deep.jsonl"
 printf '"ab"\n7\n' > "$W/number.jsonl"
 printf '"ab"\n{"a": \n' > "$W/junk.jsonl"
+# A model whose vocabulary (99) is larger than its tokenizer.json's (3 + 1).
+cp -r "$M" "$W/small_vocab" && rm "$W/small_vocab/glassllm_tokenizer.json"
+printf '%s}' "$hf_tok" > "$W/small_vocab/tokenizer.json"
 # A Hugging Face model folder (shards, index, tokenizer files) to write over.
 cp -r "$M" "$W/hfm" && cp "$W/hf/tokenizer.json" "$W/hfm/tokenizer.json"
 printf '{}' > "$W/hfm/tokenizer_config.json"

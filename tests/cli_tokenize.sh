@@ -32,7 +32,18 @@ one_line_error "give exactly one of --text, --ids and --jsonl (got 2)" "$bin" to
 one_line_error "token id 999999 is outside the vocabulary" "$bin" tokenize "$qwen" --ids 999999
 one_line_error "$work/tokenizer.json: no such file" "$bin" tokenize "$work" --text a
 printf '{"model": {"type": "Unigram"}}' > "$work/tokenizer.json"
+mkdir "$work/esc"
+printf '{"model": {"type": "BPE", "vocab": {"\\u001b[31m": 0, "\\u0007": 1}, "merges": []}}' \
+  > "$work/esc/tokenizer.json"
 one_line_error "model type 'Unigram' is not supported (supported: BPE)" "$bin" tokenize "$work" --text a
 printf 'x\n' > "$work/bad.jsonl"
-one_line_error "bad.jsonl: line 1 is not a JSON string" "$bin" tokenize "$qwen" --jsonl "$work/bad.jsonl"
+one_line_error "bad.jsonl: line 1: invalid JSON at line 1, column 1: unexpected 'x'" \
+  "$bin" tokenize "$qwen" --jsonl "$work/bad.jsonl"
+printf '"ok"\n[1]\n' > "$work/list.jsonl"
+one_line_error "list.jsonl: line 2 is a list of 1 item, expected a JSON string" \
+  "$bin" tokenize "$qwen" --jsonl "$work/list.jsonl"
+# A token's control characters (here ESC and BEL) are printed escaped (with
+# no decoder, tokens are joined by a space, as in transformers).
+esc=$("$bin" tokenize "$work/esc" --ids 0,1) || fail "esc decode"
+[ "$esc" = '\x1b[31m \x07' ] || fail "control characters printed raw: $esc"
 echo "cli_tokenize: all passed"

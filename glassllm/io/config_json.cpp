@@ -63,24 +63,22 @@ std::string config_to_json(const Config& cfg, DType dtype,
   return j.dump(2) + "\n";
 }
 
-// long-function: config.json read key by key, each key's checks and message
-// right beside the line that reads it.
-std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text) {
-  Json j;
-  try {
-    j = detail::parse_json_strict(json_text);
-  } catch (const std::invalid_argument& e) {
-    throw config_error(e.what());
-  }
-  if (!j.is_object()) throw config_error("the JSON is not an object");
+namespace {
 
-  auto type_error = [&](const char* key, const char* expected) {
+// config.json's keys, each read with its type and range checked and a
+// message naming the key.
+class ConfigKeys {
+ public:
+  explicit ConfigKeys(const Json& j) : j(j) {}
+  const Json& j;
+
+  std::invalid_argument type_error(const char* key, const char* expected) const {
     return config_error("'" + std::string(key) + "' is " + j[key].type_name() +
                         ", expected " + expected);
-  };
+  }
   // A size: a positive integer, at most 2^31 (a bigger one is a broken file,
   // and products of sizes must not overflow).
-  auto size = [&](const char* key) -> std::size_t {
+  std::size_t size(const char* key) const {
     if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
     const Json& v = j[key];
     if (!v.is_number_integer()) throw type_error(key, "an integer");
@@ -93,8 +91,8 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
       throw config_error("'" + std::string(key) + "' is " + v.dump() +
                          ", expected a positive integer up to 2^31");
     return v.get<std::size_t>();
-  };
-  auto positive_number = [&](const char* key) -> double {
+  }
+  double positive_number(const char* key) const {
     if (!j.contains(key)) throw config_error(std::string("missing key '") + key + "'");
     if (!j[key].is_number()) throw type_error(key, "a number");
     double v = j[key].get<double>();
@@ -102,21 +100,23 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
       throw config_error("'" + std::string(key) + "' is " + j[key].dump() +
                          ", expected a positive number");
     return v;
-  };
-  auto string_or = [&](const char* key, const char* fallback) -> std::string {
+  }
+  std::string string_or(const char* key, const char* fallback) const {
     if (!j.contains(key) || j[key].is_null()) return fallback;
     if (!j[key].is_string()) throw type_error(key, "a string");
     return j[key].get<std::string>();
-  };
-  auto bool_or = [&](const char* key, bool fallback) -> bool {
+  }
+  bool bool_or(const char* key, bool fallback) const {
     if (!j.contains(key) || j[key].is_null()) return fallback;
     if (!j[key].is_boolean()) throw type_error(key, "true or false");
     return j[key].get<bool>();
-  };
+  }
+};
 
-  // Every key config.json may hold: the ones read below, and metadata that
-  // does not change the forward pass. Anything else is a feature GlassLM does
-  // not have, refused by name rather than silently ignored.
+// Every key config.json may hold: the ones read here, and metadata that
+// does not change the forward pass. Anything else is a feature GlassLM does
+// not have, refused by name rather than silently ignored.
+void refuse_unknown_keys(const Json& j) {
   static const std::set<std::string> known = {
       "architectures", "model_type", "hidden_size", "intermediate_size",
       "num_attention_heads", "num_hidden_layers", "num_key_value_heads", "head_dim",
@@ -128,22 +128,26 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
       // metadata and training-only settings
       "_name_or_path", "transformers_version", "use_cache", "initializer_range",
       "attention_dropout", "is_llama_config", "tokenizer_class"};
-
-  // The architecture: Llama or Qwen2 (Llama with biases on q, k and v), and
-  // only the parts of them GlassLM implements.
-  if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
-  std::string model_type = string_or("model_type", "");
-  if (model_type != "llama" && model_type != "qwen2")
-    throw config_error("model_type is '" + model_type + "', expected 'llama' or 'qwen2'");
-  const bool qwen2 = model_type == "qwen2";
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
       throw config_error("key '" + key + "' is not supported (GlassLM runs Llama and " +
                          "Qwen2 models without it)");
+}
+
+// The architecture: Llama or Qwen2 (Llama with biases on q, k and v), and
+// only the parts of them GlassLM implements. Returns true for Qwen2.
+bool read_architecture(const ConfigKeys& c) {
+  const Json& j = c.j;
+  if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
+  std::string model_type = c.string_or("model_type", "");
+  if (model_type != "llama" && model_type != "qwen2")
+    throw config_error("model_type is '" + model_type + "', expected 'llama' or 'qwen2'");
+  const bool qwen2 = model_type == "qwen2";
+  refuse_unknown_keys(j);
   const std::string architecture = qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
   if (j.contains("architectures")) {
     const Json& a = j["architectures"];
-    if (!a.is_array()) throw type_error("architectures", "a list of strings");
+    if (!a.is_array()) throw c.type_error("architectures", "a list of strings");
     for (const Json& name : a)
       if (!name.is_string() || name.get<std::string>() != architecture)
         throw config_error("architecture " +
@@ -151,19 +155,25 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
                                              : std::string(name.type_name())) +
                            " is not supported, expected '" + architecture + "'");
   }
-  std::string act = string_or("hidden_act", "silu");
+  return qwen2;
+}
+
+// Settings that would change the math, each refused by name.
+void refuse_unsupported_features(const ConfigKeys& c) {
+  const Json& j = c.j;
+  std::string act = c.string_or("hidden_act", "silu");
   if (act != "silu")
     throw config_error("hidden_act is '" + act + "'; GlassLM's MLP uses 'silu' (SwiGLU)");
-  if (bool_or("attention_bias", false))
+  if (c.bool_or("attention_bias", false))
     throw config_error(
         "attention_bias is true; GlassLM has biases on q, k and v only (Qwen2), not on "
         "o_proj");
-  if (bool_or("mlp_bias", false))
+  if (c.bool_or("mlp_bias", false))
     throw config_error("mlp_bias is true; GlassLM's MLP has no biases");
-  bool_or("tie_word_embeddings", false);  // only its type here; load_checkpoint uses it
-  if (bool_or("use_sliding_window", false))
+  c.bool_or("tie_word_embeddings", false);  // only its type here; load_checkpoint uses it
+  if (c.bool_or("use_sliding_window", false))
     throw config_error("use_sliding_window is true; GlassLM attends over every position");
-  if (bool_or("rope_interleaved", false))
+  if (c.bool_or("rope_interleaved", false))
     throw config_error("rope_interleaved is true; GlassLM's RoPE rotates halves");
   if (j.contains("pretraining_tp") && !(j["pretraining_tp"].is_number_integer() &&
                                         j["pretraining_tp"].get<std::int64_t>() == 1))
@@ -172,77 +182,100 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
   if (j.contains("layer_types") && j["layer_types"].is_array())
     for (const Json& t : j["layer_types"])
       if (t != "full_attention")
-        throw config_error("layer_types has " + t.dump() +
+        throw config_error("layer_types has " + json_preview(t) +
                            "; GlassLM supports only \"full_attention\"");
+}
 
-  // rope_scaling: null, or {"rope_type" (older files: "type"): "linear" or
-  // "llama3", ...}. transformers' "default" type is plain RoPE.
+// rope_scaling: null, or {"rope_type" (older files: "type"): "linear" or
+// "llama3", ...}. transformers' "default" type is plain RoPE.
+RopeScaling read_rope_scaling(const ConfigKeys& c) {
   RopeScaling rope;
-  if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
-    const Json& r = j["rope_scaling"];
-    if (!r.is_object()) throw type_error("rope_scaling", "an object or null");
-    std::string type = r.contains("rope_type") && r["rope_type"].is_string()
-                           ? r["rope_type"].get<std::string>()
-                       : r.contains("type") && r["type"].is_string()
-                           ? r["type"].get<std::string>()
-                           : "";
-    auto number = [&](const char* key) -> double {
-      if (!r.contains(key) || !r[key].is_number())
-        throw config_error("rope_scaling of type '" + type + "' needs a number '" + key +
-                           "'");
-      return r[key].get<double>();
-    };
-    if (type == "linear") {
-      rope.type = RopeScaling::Type::linear;
-      rope.factor = number("factor");
-    } else if (type == "llama3") {
-      rope.type = RopeScaling::Type::llama3;
-      rope.factor = number("factor");
-      rope.low_freq_factor = number("low_freq_factor");
-      rope.high_freq_factor = number("high_freq_factor");
-      rope.original_max_position_embeddings = number("original_max_position_embeddings");
-    } else if (type != "default") {
-      throw config_error("rope_scaling type '" + type +
-                         "' is not supported (supported: llama3, linear)");
-    }
+  const Json& j = c.j;
+  if (!j.contains("rope_scaling") || j["rope_scaling"].is_null()) return rope;
+  const Json& r = j["rope_scaling"];
+  if (!r.is_object()) throw c.type_error("rope_scaling", "an object or null");
+  std::string type = r.contains("rope_type") && r["rope_type"].is_string()
+                         ? r["rope_type"].get<std::string>()
+                     : r.contains("type") && r["type"].is_string()
+                         ? r["type"].get<std::string>()
+                         : "";
+  auto number = [&](const char* key) -> double {
+    if (!r.contains(key) || !r[key].is_number())
+      throw config_error("rope_scaling of type '" + type + "' needs a number '" + key +
+                         "'");
+    return r[key].get<double>();
+  };
+  if (type == "linear") {
+    rope.type = RopeScaling::Type::linear;
+    rope.factor = number("factor");
+  } else if (type == "llama3") {
+    rope.type = RopeScaling::Type::llama3;
+    rope.factor = number("factor");
+    rope.low_freq_factor = number("low_freq_factor");
+    rope.high_freq_factor = number("high_freq_factor");
+    rope.original_max_position_embeddings = number("original_max_position_embeddings");
+  } else if (type != "default") {
+    throw config_error("rope_scaling type '" + type +
+                       "' is not supported (supported: llama3, linear)");
   }
+  return rope;
+}
 
-  Config cfg;
-  cfg.d_model = size("hidden_size");
-  cfg.d_ff = size("intermediate_size");
-  cfg.n_heads = size("num_attention_heads");
-  cfg.n_layers = size("num_hidden_layers");
-  cfg.vocab_size = size("vocab_size");
-  cfg.max_len = size("max_position_embeddings");
+// The sizes and the two constants of the math.
+void read_sizes(const ConfigKeys& c, Config& cfg) {
+  const Json& j = c.j;
+  cfg.d_model = c.size("hidden_size");
+  cfg.d_ff = c.size("intermediate_size");
+  cfg.n_heads = c.size("num_attention_heads");
+  cfg.n_layers = c.size("num_hidden_layers");
+  cfg.vocab_size = c.size("vocab_size");
+  cfg.max_len = c.size("max_position_embeddings");
   // As in transformers: without num_key_value_heads every head has its own K/V.
   cfg.n_kv_heads =
       j.contains("num_key_value_heads") && !j["num_key_value_heads"].is_null()
-          ? size("num_key_value_heads")
+          ? c.size("num_key_value_heads")
           : cfg.n_heads;
-  cfg.norm_eps = positive_number("rms_norm_eps");
-  cfg.rope_theta = positive_number("rope_theta");
+  cfg.norm_eps = c.positive_number("rms_norm_eps");
+  cfg.rope_theta = c.positive_number("rope_theta");
   // An explicit head_dim may differ from hidden_size / num_attention_heads
   // (Qwen3: 1024 / 16 = 64, head_dim 128); q_proj is then [H*hd, d_model].
   if (j.contains("head_dim") && !j["head_dim"].is_null()) {
-    std::size_t hd = size("head_dim");
+    std::size_t hd = c.size("head_dim");
     if (cfg.d_model % cfg.n_heads != 0 || hd != cfg.d_model / cfg.n_heads)
       cfg.explicit_head_dim = hd;
   }
-  cfg.qkv_bias = qwen2;
-  cfg.rope_scaling = rope;
+}
 
-  // torch_dtype (newer transformers write "dtype"): float32 and float64 are
-  // GlassLM's; float16 and bfloat16 weights are widened to float32 on loading,
-  // so they name no GlassLM dtype.
-  std::optional<DType> dtype;
-  const char* dtype_key = j.contains("torch_dtype") ? "torch_dtype" : "dtype";
-  std::string dtype_text = string_or(dtype_key, "");
-  if (dtype_text == "float32" || dtype_text == "float64")
-    dtype = parse_dtype(dtype_text);
-  else if (!dtype_text.empty() && dtype_text != "float16" && dtype_text != "bfloat16")
+// torch_dtype (newer transformers write "dtype"): float32 and float64 are
+// GlassLM's; float16 and bfloat16 weights are widened to float32 on loading,
+// so they name no GlassLM dtype.
+std::optional<DType> read_dtype(const ConfigKeys& c) {
+  const char* dtype_key = c.j.contains("torch_dtype") ? "torch_dtype" : "dtype";
+  std::string dtype_text = c.string_or(dtype_key, "");
+  if (dtype_text == "float32" || dtype_text == "float64") return parse_dtype(dtype_text);
+  if (!dtype_text.empty() && dtype_text != "float16" && dtype_text != "bfloat16")
     throw config_error(std::string(dtype_key) + " '" + dtype_text +
                        "' is not supported (float32, float64, float16 or bfloat16)");
+  return std::nullopt;
+}
 
+}  // namespace
+
+std::pair<Config, std::optional<DType>> config_from_json(const std::string& json_text) {
+  Json j;
+  try {
+    j = detail::parse_json_strict(json_text);
+  } catch (const std::invalid_argument& e) {
+    throw config_error(e.what());
+  }
+  if (!j.is_object()) throw config_error("the JSON is not an object");
+  const ConfigKeys keys(j);
+  Config cfg;
+  cfg.qkv_bias = read_architecture(keys);
+  refuse_unsupported_features(keys);
+  cfg.rope_scaling = read_rope_scaling(keys);
+  read_sizes(keys, cfg);
+  const std::optional<DType> dtype = read_dtype(keys);
   try {
     cfg.validate();
   } catch (const std::invalid_argument& e) {

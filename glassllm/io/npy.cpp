@@ -41,6 +41,46 @@ void write_npy(const std::string& path, const Tensor& t) {
   write_file_safely(path, bytes);
 }
 
+namespace {
+
+struct NpyShape {
+  Shape shape;
+  std::size_t elements = 1;
+  bool too_many = false;  // more elements than max_elements
+};
+
+// The dimensions the header writes as "3, 4" (or "5," or ""), and their
+// product, counted against max_elements dimension by dimension so that it
+// cannot overflow.
+NpyShape parse_npy_shape(const std::string& dims, std::size_t max_elements) {
+  NpyShape out;
+  bool has_zero = false;
+  for (std::size_t i = 0; i < dims.size();) {
+    if (dims[i] < '0' || dims[i] > '9') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i, d = 0;
+    constexpr std::size_t kHuge = std::size_t(1) << 62;  // more than any file holds
+    for (; j < dims.size() && dims[j] >= '0' && dims[j] <= '9'; ++j)
+      d = std::min(d * 10 + std::size_t(dims[j] - '0'), kHuge);  // never overflows
+    has_zero |= d == 0;
+    if (d != 0 && out.elements > max_elements / d)
+      out.too_many = true;  // more elements than bytes, unless another dimension is 0
+    else
+      out.elements *= d;
+    out.shape.push_back(d);
+    i = j;
+  }
+  if (has_zero) {
+    out.too_many = false;
+    out.elements = 0;
+  }
+  return out;
+}
+
+}  // namespace
+
 Tensor read_npy(const std::string& path) {
   const std::string bytes = read_regular_file(path);
   auto fail = [&](const std::string& why) {
@@ -69,31 +109,8 @@ Tensor read_npy(const std::string& path) {
   // is allocated, dimension by dimension, so it cannot overflow.
   const std::size_t data_bytes = bytes.size() - 10 - header_len;
   const std::size_t max_elements = data_bytes / dtype_size(dtype);
-  Shape shape;
-  std::size_t elements = 1;
-  bool too_many = false, has_zero = false;
-  std::string dims = header.substr(open + 10, close - open - 10);
-  for (std::size_t i = 0; i < dims.size();) {
-    if (dims[i] < '0' || dims[i] > '9') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i, d = 0;
-    constexpr std::size_t kHuge = std::size_t(1) << 62;  // more than any file holds
-    for (; j < dims.size() && dims[j] >= '0' && dims[j] <= '9'; ++j)
-      d = std::min(d * 10 + std::size_t(dims[j] - '0'), kHuge);  // never overflows
-    has_zero |= d == 0;
-    if (d != 0 && elements > max_elements / d)
-      too_many = true;  // more elements than bytes, unless another dimension is 0
-    else
-      elements *= d;
-    shape.push_back(d);
-    i = j;
-  }
-  if (has_zero) {
-    too_many = false;
-    elements = 0;
-  }
+  const std::string dims = header.substr(open + 10, close - open - 10);
+  auto [shape, elements, too_many] = parse_npy_shape(dims, max_elements);
   if (too_many || elements * dtype_size(dtype) != data_bytes)
     throw fail(std::string(too_many || data_bytes < elements * dtype_size(dtype)
                                ? "data shorter"
