@@ -81,35 +81,58 @@ function stageLayout(n, rows, cols, width, height) {
   return best.across;
 }
 
+// The stage's title: layer, K/V group or head, step and what is shown.
+function stageTitle(heads, g) {
+  const p = state.pres;
+  return (
+    "Layer " +
+    p.layer +
+    ", " +
+    (p.head === null
+      ? "K/V head " + g + " \u2190 query heads " + heads.join(", ")
+      : "head " + p.head + " (K/V head " + g + ")") +
+    " \u2014 step " +
+    state.step +
+    " (" +
+    stepLabels(state.trace.doc)[state.step] +
+    ") \u2014 " +
+    MODE_NAMES[state.mode]
+  );
+}
+
+// The colour scale under the maps, beside the keys: softmax on 0..1,
+// scores symmetric around 0 over the maps shown.
+function stageLegend(lim) {
+  const legend = el("div", { class: "legend stage-legend" });
+  if (isScores())
+    drawLegend(legend, "diverging", -(lim || 1), lim || 1, MODE_NAMES[state.mode] + ":");
+  else drawLegend(legend, state.scale, 0, 1, "softmax:");
+  return legend;
+}
+
 function renderStage() {
   const t = state.trace,
-    d = t.doc,
     p = state.pres;
   const stage = $("stage");
   const heads = presentedHeads();
   const g = p.head === null ? p.group : t.groupOf.get(p.head);
   const mats = heads.map((h) => [h, matrixFor(state.step, p.layer, h)]).filter(([, m]) => m);
-  const title = el("h2", {
-    class: "stage-title",
-    id: "stage-title",
-    text:
-      "Layer " +
-      p.layer +
-      ", " +
-      (p.head === null
-        ? "K/V head " + g + " \u2190 query heads " + heads.join(", ")
-        : "head " + p.head + " (K/V head " + g + ")") +
-      " \u2014 step " +
-      state.step +
-      " (" +
-      stepLabels(d)[state.step] +
-      ") \u2014 " +
-      MODE_NAMES[state.mode],
-  });
-  const keys = el("p", {
-    class: "stage-keys",
-    text: "\u2191 \u2193 layer \u00b7 G group \u00b7 H head \u00b7 \u2190 \u2192 step \u00b7 P leaves",
-  });
+  const title = el("h2", { class: "stage-title", id: "stage-title", text: stageTitle(heads, g) });
+  let lim = 0;
+  if (isScores())
+    for (const [, m] of mats) {
+      const [lo, hi] = matrixRange(m);
+      lim = Math.max(lim, Math.abs(lo), Math.abs(hi));
+    }
+  const keys = el(
+    "div",
+    { class: "stage-foot" },
+    el("p", {
+      class: "stage-keys",
+      text: "\u2191 \u2193 layer \u00b7 G group \u00b7 H head \u00b7 \u2190 \u2192 step \u00b7 P leaves",
+    }),
+    stageLegend(lim),
+  );
   const box = el("div", { class: "stage-maps", style: "border-color:" + groupColor(g) });
   stage.replaceChildren(title, box, keys);
   stage.hidden = false;
@@ -117,12 +140,6 @@ function renderStage() {
     box.append(el("p", { text: "No " + state.mode + " for these heads in this trace." }));
     return;
   }
-  let lim = 0;
-  if (isScores())
-    for (const [, m] of mats) {
-      const [lo, hi] = matrixRange(m);
-      lim = Math.max(lim, Math.abs(lo), Math.abs(hi));
-    }
   const width = box.clientWidth - 16;
   const height = window.innerHeight - box.getBoundingClientRect().top - keys.offsetHeight - 24;
   const { rows, cols } = mats[0][1];

@@ -102,7 +102,7 @@ function screenFacts(page) {
       .filter((e) => e.checkVisibility() && e.scrollWidth > e.clientWidth + 1)
       .filter((e) => /auto|scroll/.test(getComputedStyle(e).overflowX))
       .map((e) => e.id || e.className);
-    const maps = [...document.querySelectorAll("#stage canvas")].map((c) => {
+    const maps = [...document.querySelectorAll("#stage .stage-map canvas")].map((c) => {
       const [left, top, w, h] = c.dataset.inset.split(",").map(Number);
       return {
         w,
@@ -261,7 +261,9 @@ test("presentation keys move through layers, K/V groups, heads and steps", async
   const shown = () =>
     page.evaluate(() => [
       location.hash,
-      [...document.querySelectorAll("#stage canvas")].map((c) => c.dataset.head).join(","),
+      [...document.querySelectorAll("#stage .stage-map canvas")]
+        .map((c) => c.dataset.head)
+        .join(","),
       document.getElementById("stage-title").textContent,
     ]);
   await page.keyboard.press("ArrowUp");
@@ -322,8 +324,10 @@ test("a 128-token prompt stays readable: every n-th token labelled, bands not li
         assert.ok(m.colStride < keys / 4, "at least every " + m.colStride + "-th key labelled");
       }
       // The keys between labels are named on hover.
-      const box = await page.locator("#stage canvas").first().boundingBox();
-      const inset = (await page.locator("#stage canvas").first().getAttribute("data-inset"))
+      const box = await page.locator("#stage .stage-map canvas").first().boundingBox();
+      const inset = (
+        await page.locator("#stage .stage-map canvas").first().getAttribute("data-inset")
+      )
         .split(",")
         .map(Number);
       const c = 1; // an unlabelled key when the stride is > 1
