@@ -94,33 +94,39 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes,
   return bytes;
 }
 
-void write_file_safely(const std::string& path, std::string_view bytes) {
-  auto fail = [&](const std::string& what, int err) {
-    return WriteError(path + ": cannot write: " + what +
-                      (err ? std::string(": ") + std::strerror(err) : ""));
-  };
+namespace {
+
+WriteError cannot_write(const std::string& path, const std::string& what, int err) {
+  return WriteError(path + ": cannot write: " + what +
+                    (err ? std::string(": ") + std::strerror(err) : ""));
+}
+
+// What is at `path` now must be a regular file (or nothing), in a folder
+// that exists: a rename would otherwise replace a folder's entry, a FIFO or
+// /dev/null. Returns whether a file is there, with its stat in `old`.
+bool check_output_path(const std::string& path, struct stat& old) {
   if (path.empty()) throw WriteError("cannot write a file with an empty name");
-  // What is there now must be a regular file (or nothing): a rename would
-  // otherwise replace a folder's entry, a FIFO or /dev/null.
-  struct stat old {};
   const bool exists = ::stat(path.c_str(), &old) == 0;
   if (!exists && errno == ELOOP)
-    throw fail("it is a loop of symbolic links; expected a regular file or a new name",
-               0);
+    throw cannot_write(
+        path, "it is a loop of symbolic links; expected a regular file or a new name", 0);
   if (exists && !S_ISREG(old.st_mode))
-    throw fail("it is " + not_regular(old) + "; expected a regular file or a new name",
-               0);
+    throw cannot_write(
+        path, "it is " + not_regular(old) + "; expected a regular file or a new name", 0);
   const std::string dir = fs::path(path).parent_path().string();
   if (!dir.empty()) {
     struct stat d {};
     if (::stat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode))
-      throw fail("the folder " + dir + " does not exist", 0);
+      throw cannot_write(path, "the folder " + dir + " does not exist", 0);
   }
+  return exists;
+}
 
-  // A fresh temporary name: O_EXCL never opens (let alone truncates) a file
-  // someone else made, such as the user's own "out.npy.tmp".
+// A fresh temporary file beside `path`, opened for writing; its name goes to
+// `tmp`. O_EXCL never opens (let alone truncates) a file someone else made,
+// such as the user's own "out.npy.tmp".
+int open_temporary_beside(const std::string& path, std::string& tmp) {
   static std::atomic<unsigned> counter{0};
-  std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0; ++attempt) {
     char suffix[48];
@@ -134,14 +140,24 @@ void write_file_safely(const std::string& path, std::string_view bytes) {
                     .string();
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && (errno != EEXIST || attempt > 100))
-      throw fail("creating a temporary file beside it", errno);
+      throw cannot_write(path, "creating a temporary file beside it", errno);
   }
+  return fd;
+}
+
+}  // namespace
+
+void write_file_safely(const std::string& path, std::string_view bytes) {
+  struct stat old {};
+  const bool exists = check_output_path(path, old);
+  std::string tmp;
+  int fd = open_temporary_beside(path, tmp);
   // From here on the temporary file is ours: any failure removes it.
   auto fail_and_remove = [&](const std::string& what) {
     const int err = errno;
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
-    return fail(what + " " + tmp, err);
+    return cannot_write(path, what + " " + tmp, err);
   };
   if (exists) ::fchmod(fd, old.st_mode & 07777);  // keep the old file's permissions
   for (std::size_t done = 0; done < bytes.size();) {

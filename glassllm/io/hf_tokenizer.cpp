@@ -75,31 +75,14 @@ std::string HFTokenizer::Impl::normalize(std::string s) const {
   return s;
 }
 
-void HFTokenizer::Impl::bpe(const std::string& piece,
-                            std::vector<std::int64_t>& out) const {
-  if (piece.empty()) return;
-  if (ignore_merges) {
-    auto it = vocab.find(piece);
-    if (it != vocab.end()) {
-      out.push_back(it->second);
-      return;
-    }
-  }
-  struct Symbol {
-    std::int64_t id;
-    int prev, next;  // neighbours in the current word (-1: none)
-    bool alive;
-  };
-  std::vector<Symbol> word;
+std::vector<std::int64_t> HFTokenizer::Impl::initial_symbols(
+    const std::string& piece) const {
+  std::vector<std::int64_t> symbols;
   bool last_was_unk = false;
   for (const std::string& c : split_chars(piece)) {
-    auto add = [&](std::int64_t id) {
-      int index = int(word.size());
-      word.push_back({id, index - 1, -1, true});
-    };
     auto it = vocab.find(c);
     if (it != vocab.end()) {
-      add(it->second);
+      symbols.push_back(it->second);
       last_was_unk = false;
       continue;
     }
@@ -111,7 +94,7 @@ void HFTokenizer::Impl::bpe(const std::string& piece,
         bytes.push_back(bt->second);
       }
       if (bytes.size() == c.size()) {
-        for (std::int64_t id : bytes) add(id);
+        symbols.insert(symbols.end(), bytes.begin(), bytes.end());
         last_was_unk = false;
         continue;
       }
@@ -120,10 +103,23 @@ void HFTokenizer::Impl::bpe(const std::string& piece,
       throw std::invalid_argument("tokenize: character " + json(c).dump() +
                                   " is not in the vocabulary and the tokenizer has no "
                                   "unk_token");
-    if (!(fuse_unk && last_was_unk)) add(*unk_id);
+    if (!(fuse_unk && last_was_unk)) symbols.push_back(*unk_id);
     last_was_unk = true;
   }
-  for (std::size_t i = 0; i + 1 < word.size(); ++i) word[i].next = int(i) + 1;
+  return symbols;
+}
+
+std::vector<std::int64_t> HFTokenizer::Impl::apply_merges(
+    const std::vector<std::int64_t>& symbols) const {
+  struct Symbol {
+    std::int64_t id;
+    int prev, next;  // neighbours in the current word (-1: none)
+    bool alive;
+  };
+  std::vector<Symbol> word;
+  for (std::size_t i = 0; i < symbols.size(); ++i)
+    word.push_back(
+        {symbols[i], int(i) - 1, i + 1 < symbols.size() ? int(i) + 1 : -1, true});
 
   // (rank, position of the left symbol, resulting id); smallest first.
   using Candidate = std::tuple<std::int64_t, int, std::int64_t>;
@@ -150,9 +146,134 @@ void HFTokenizer::Impl::bpe(const std::string& piece,
     consider(a.prev);
     consider(left);
   }
+  std::vector<std::int64_t> merged;
   for (const Symbol& s : word)
-    if (s.alive) out.push_back(s.id);
+    if (s.alive) merged.push_back(s.id);
+  return merged;
 }
+
+void HFTokenizer::Impl::bpe(const std::string& piece,
+                            std::vector<std::int64_t>& out) const {
+  if (piece.empty()) return;
+  if (ignore_merges) {
+    auto it = vocab.find(piece);
+    if (it != vocab.end()) {
+      out.push_back(it->second);
+      return;
+    }
+  }
+  const std::vector<std::int64_t> merged = apply_merges(initial_symbols(piece));
+  out.insert(out.end(), merged.begin(), merged.end());
+}
+
+namespace {
+
+using Tokens = std::vector<std::string>;
+
+// ByteLevel: every character back to its byte; a token with a character
+// outside the table (an added token such as "<|eot_id|>" is inside it) keeps
+// its own UTF-8 bytes. Then the bytes as text, all tokens at once, so a
+// character split over two tokens comes back whole.
+Tokens decode_byte_level(const Tokens& tokens) {
+  std::string bytes;
+  for (const std::string& t : tokens) {
+    std::string these;
+    bool all_mapped = true;
+    for (const std::string& c : split_chars(t)) {
+      auto it = byte_table().char_to_byte.find(c);
+      if (it == byte_table().char_to_byte.end()) {
+        all_mapped = false;
+        break;
+      }
+      these += char(it->second);
+    }
+    bytes += all_mapped ? these : t;
+  }
+  return {utf8_lossy(bytes)};
+}
+
+// ByteFallback: runs of byte tokens ("<0xE2>", "<0x82>", "<0xAC>") become
+// text ("€"); bytes that are not UTF-8 become one U+FFFD each, as in
+// `tokenizers`.
+Tokens decode_byte_fallback(const Tokens& tokens) {
+  Tokens next;
+  std::string run;
+  auto flush = [&] {
+    if (run.empty()) return;
+    std::string text = utf8_lossy(run);
+    if (text.find("\uFFFD") != std::string::npos) {
+      text.clear();
+      for (std::size_t k = 0; k < run.size(); ++k) text += "\uFFFD";
+    }
+    next.push_back(text);
+    run.clear();
+  };
+  for (const std::string& t : tokens) {
+    int b = byte_of_token(t);
+    if (b >= 0) {
+      run += char(b);
+    } else {
+      flush();
+      next.push_back(t);
+    }
+  }
+  flush();
+  return next;
+}
+
+// Strip: up to `start` copies of `content` off each token's front (not for a
+// token decoded alone) and up to `stop` off its end.
+Tokens decode_strip(const DecoderStep& step, const Tokens& tokens, bool alone) {
+  Tokens next;
+  const std::size_t n = step.content.size();
+  for (const std::string& t : tokens) {
+    std::size_t start = 0, stop = t.size();
+    if (!alone)
+      for (std::size_t k = 0; k < step.start && t.compare(start, n, step.content) == 0;
+           ++k)
+        start += n;
+    for (std::size_t k = 0;
+         k < step.stop && stop >= start + n && t.compare(stop - n, n, step.content) == 0;
+         ++k)
+      stop -= n;
+    next.push_back(t.substr(start, stop - start));
+  }
+  return next;
+}
+
+Tokens decode_step(const DecoderStep& step, const Tokens& tokens, bool alone) {
+  Tokens next;
+  switch (step.kind) {
+    case DecoderStep::byte_level:
+      return decode_byte_level(tokens);
+    case DecoderStep::metaspace:
+      for (std::size_t i = 0; i < tokens.size(); ++i) {
+        std::string t = tokens[i];
+        bool drop = i == 0 && !alone && step.prepend_scheme != Prepend::never;
+        replace_all(t, step.replacement, drop ? "" : " ");
+        next.push_back(t);
+      }
+      return next;
+    case DecoderStep::replace:
+      for (std::string t : tokens) {
+        replace_all(t, step.text, step.content);
+        next.push_back(t);
+      }
+      return next;
+    case DecoderStep::byte_fallback:
+      return decode_byte_fallback(tokens);
+    case DecoderStep::fuse: {
+      std::string all;
+      for (const std::string& t : tokens) all += t;
+      return {all};
+    }
+    case DecoderStep::strip:
+      return decode_strip(step, tokens, alone);
+  }
+  return tokens;
+}
+
+}  // namespace
 
 std::string HFTokenizer::Impl::run_decoder(std::vector<std::string> tokens,
                                            bool alone) const {
@@ -161,97 +282,7 @@ std::string HFTokenizer::Impl::run_decoder(std::vector<std::string> tokens,
     for (std::size_t i = 0; i < tokens.size(); ++i) out += (i ? " " : "") + tokens[i];
     return out;
   }
-  for (const DecoderStep& step : decoder) {
-    std::vector<std::string> next;
-    switch (step.kind) {
-      case DecoderStep::byte_level: {
-        // Every character back to its byte; a token with a character outside
-        // the table (an added token such as "<|eot_id|>" is inside it) keeps
-        // its own UTF-8 bytes. Then the bytes as text, all tokens at once, so
-        // a character split over two tokens comes back whole.
-        std::string bytes;
-        for (const std::string& t : tokens) {
-          std::string these;
-          bool all_mapped = true;
-          for (const std::string& c : split_chars(t)) {
-            auto it = byte_table().char_to_byte.find(c);
-            if (it == byte_table().char_to_byte.end()) {
-              all_mapped = false;
-              break;
-            }
-            these += char(it->second);
-          }
-          bytes += all_mapped ? these : t;
-        }
-        next.push_back(utf8_lossy(bytes));
-        break;
-      }
-      case DecoderStep::metaspace:
-        for (std::size_t i = 0; i < tokens.size(); ++i) {
-          std::string t = tokens[i];
-          bool drop = i == 0 && !alone && step.prepend_scheme != Prepend::never;
-          replace_all(t, step.replacement, drop ? "" : " ");
-          next.push_back(t);
-        }
-        break;
-      case DecoderStep::replace:
-        for (std::string t : tokens) {
-          replace_all(t, step.text, step.content);
-          next.push_back(t);
-        }
-        break;
-      case DecoderStep::byte_fallback: {
-        // Runs of byte tokens ("<0xE2>", "<0x82>", "<0xAC>") become text ("€");
-        // bytes that are not UTF-8 become one U+FFFD each, as in `tokenizers`.
-        std::string run;
-        auto flush = [&] {
-          if (run.empty()) return;
-          std::string text = utf8_lossy(run);
-          if (text.find("\uFFFD") != std::string::npos) {
-            text.clear();
-            for (std::size_t k = 0; k < run.size(); ++k) text += "\uFFFD";
-          }
-          next.push_back(text);
-          run.clear();
-        };
-        for (const std::string& t : tokens) {
-          int b = byte_of_token(t);
-          if (b >= 0) {
-            run += char(b);
-          } else {
-            flush();
-            next.push_back(t);
-          }
-        }
-        flush();
-        break;
-      }
-      case DecoderStep::fuse: {
-        std::string all;
-        for (const std::string& t : tokens) all += t;
-        next.push_back(all);
-        break;
-      }
-      case DecoderStep::strip:
-        for (std::string t : tokens) {
-          std::size_t start = 0, stop = t.size();
-          if (!alone)
-            for (std::size_t k = 0;
-                 k < step.start &&
-                 t.compare(start, step.content.size(), step.content) == 0;
-                 ++k)
-              start += step.content.size();
-          for (std::size_t k = 0; k < step.stop && stop >= start + step.content.size() &&
-                                  t.compare(stop - step.content.size(),
-                                            step.content.size(), step.content) == 0;
-               ++k)
-            stop -= step.content.size();
-          next.push_back(t.substr(start, stop - start));
-        }
-        break;
-    }
-    tokens = std::move(next);
-  }
+  for (const DecoderStep& step : decoder) tokens = decode_step(step, tokens, alone);
   std::string out;
   for (const std::string& t : tokens) out += t;
   return out;

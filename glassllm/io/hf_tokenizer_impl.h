@@ -451,6 +451,11 @@ struct HFTokenizer::Impl {
   // the merges list (the leftmost such pair on a tie), until no pair has a
   // merge. A priority queue finds that pair; entries that a previous merge made
   // stale are skipped when popped.
+  // A piece's characters as token ids before any merge: each character's
+  // own id, else its bytes' ids (byte_fallback), else unk (fused if asked).
+  std::vector<std::int64_t> initial_symbols(const std::string& piece) const;
+  // Merges neighbouring symbols, lowest rank first, until none applies.
+  std::vector<std::int64_t> apply_merges(const std::vector<std::int64_t>& symbols) const;
   void bpe(const std::string& piece, std::vector<std::int64_t>& out) const;
 
   std::vector<std::int64_t> encode(const std::string& text,
