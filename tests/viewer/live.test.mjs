@@ -208,3 +208,25 @@ test(
     await page.close();
   },
 );
+
+test("a prompt or target holding a NUL is refused, not cut at it", { skip }, async () => {
+  // The engine takes C strings: "a\u0000b" would silently become "a".
+  const page = await openLive();
+  const refused = await page.evaluate(() => {
+    const message = (p) =>
+      p.then(
+        () => "accepted",
+        (e) => e.message,
+      );
+    return Promise.all([
+      message(window.glassllm.generate("C a\u0000b=", 4)),
+      message(window.glassllm.gradients("C a\u0000b=", "ab")),
+      message(window.glassllm.gradients("C ab=", "a\u0000b")),
+    ]);
+  });
+  assert.match(refused[0], /^the prompt holds a NUL character \(U\+0000\)/);
+  assert.match(refused[1], /^the prompt holds a NUL character \(U\+0000\)/);
+  assert.match(refused[2], /^the target holds a NUL character \(U\+0000\)/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
