@@ -4,9 +4,12 @@
 // in place: no tensors are allocated and no graph is recorded.
 #include "glassllm/train/optim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+
+#include "glassllm/engine/ops.h"
 
 namespace glassllm {
 
