@@ -139,54 +139,29 @@ std::vector<std::int64_t> eos_ids_of(const Json& j, std::size_t vocab_size,
 
 }  // namespace
 
-// long-function: loading in the order of the files (config.json, then every
-// weight's name, shape and dtype against it, then the tokenizer), each
-// step's error messages beside it.
-Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
-                                          std::optional<DType> dtype,
-                                          bool allow_nonfinite) {
-  const fs::path root(source.folder);
-  const std::string& config_path = source.config_name;
-  const std::string& tokenizer_path = source.tokenizer_name;
-  const std::string& config_text = source.config_text;
+namespace {
 
-  // 1. config.json
-  Config cfg;
-  std::optional<DType> config_dtype;
-  try {
-    std::tie(cfg, config_dtype) = config_from_json(config_text);
-  } catch (const std::invalid_argument& e) {
-    // "config.json: ..." -> "<dir>/config.json: ..."
-    throw std::runtime_error((root / e.what()).string());
-  }
-  bool tied = false;
-  std::vector<std::int64_t> eos_token_ids;
-  {
-    Json j = detail::parse_json_strict(config_text);  // parsed fine a moment ago
-    tied = j.contains("tie_word_embeddings") && j["tie_word_embeddings"].is_boolean() &&
-           j["tie_word_embeddings"].get<bool>();
-    eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
-  }
-
-  // 2. The weights (model.safetensors or its shards), checked name by name
-  // against the design's table.
-  std::string weights_path;  // what the messages below call the weights
-  NamedTensors loaded = source.read_weights(weights_path);
-  // Each layer has at least 9 weights: a config with more layers than the
-  // file has weights for is refused before their names are made (10^9 layers
-  // would take minutes and gigabytes to list).
+// The loaded weights against config.json: enough of them for its layers
+// (checked before their names are made: 10^9 layers would take minutes and
+// gigabytes to list), none missing (a tied lm_head is copied from the
+// embedding), each of the design's shape, and none unexpected.
+void check_weights_against_config(const NamedTensors& loaded,
+                                  const std::map<std::string, Tensor>& by_name,
+                                  const Config& cfg, bool tied,
+                                  const std::string& weights_path,
+                                  const std::string& config_path) {
+  // Each layer has at least 9 weights.
   const double least_weights = 9.0 * double(cfg.n_layers) + 2;
   if (least_weights > double(loaded.size()))
     throw std::runtime_error(
         config_path + ": num_hidden_layers is " + std::to_string(cfg.n_layers) +
         ", which needs at least " + std::to_string(std::uint64_t(least_weights)) +
         " weights, but " + weights_path + " holds " + std::to_string(loaded.size()));
-  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
   const std::vector<Slot> slots = weight_slots(cfg);
   std::vector<std::string> missing;
   for (const Slot& s : slots) {
     if (by_name.count(s.name)) continue;
-    if (tied && s.name == "lm_head.weight") continue;  // copied from the embedding below
+    if (tied && s.name == "lm_head.weight") continue;
     missing.push_back("'" + s.name + "' (expected shape " + shape_str(s.shape) + ")");
   }
   if (!missing.empty())
@@ -218,10 +193,15 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
         unexpected +
         (n_unexpected > 5 ? " and " + std::to_string(n_unexpected - 5) + " more" : "") +
         "; a Llama model of this config has no such weight");
+}
 
-  // Non-finite weights make every output non-finite (a nan anywhere in a
-  // matrix product spreads to its whole row), and a check comparing nan with
-  // nan proves nothing: refuse them unless asked, naming the first one.
+// Non-finite weights make every output non-finite (a nan anywhere in a
+// matrix product spreads to its whole row), and a check comparing nan with
+// nan proves nothing: refused unless asked, naming the first one. Returns
+// the lines that name them when they are allowed.
+std::vector<std::string> nonfinite_weights(const NamedTensors& loaded,
+                                           const std::string& weights_path,
+                                           bool allow_nonfinite) {
   std::vector<std::string> nonfinite;
   for (const auto& [name, t] : loaded) {
     std::string bad = first_nonfinite(t);
@@ -233,73 +213,122 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
                                "(--allow-nonfinite loads them anyway)");
     nonfinite.push_back(line);
   }
+  return nonfinite;
+}
 
-  // 3. The dtype: asked for, else the file's own, else (a file mixing float32
-  // and float64) the config's torch_dtype.
-  DType target = DType::float32;
-  if (dtype) {
-    target = *dtype;
-  } else {
-    bool mixed = false;
-    for (std::size_t i = 1; i < loaded.size(); ++i)
-      mixed |= loaded[i].second.dtype() != loaded[0].second.dtype();
-    if (!loaded.empty()) target = loaded[0].second.dtype();
-    if (mixed) target = config_dtype.value_or(DType::float32);
-  }
+// The dtype: asked for, else the file's own, else (a file mixing float32 and
+// float64) the config's torch_dtype.
+DType model_dtype(const NamedTensors& loaded, std::optional<DType> asked,
+                  std::optional<DType> config_dtype) {
+  if (asked) return *asked;
+  if (loaded.empty()) return DType::float32;
+  bool mixed = false;
+  for (std::size_t i = 1; i < loaded.size(); ++i)
+    mixed |= loaded[i].second.dtype() != loaded[0].second.dtype();
+  return mixed ? config_dtype.value_or(DType::float32) : loaded[0].second.dtype();
+}
 
-  // 4. The model, made from the loaded tensors themselves: no random
-  // initialisation, and no copy unless the dtype changes (a 1B-parameter
-  // model is 5 GB in float32; a second copy would not fit in 8 GB).
-  loaded.clear();  // by_name holds the tensors now
-  GlassLM model = [&] {
-    no_grad guard;  // the conversions are not part of any graph
-    return GlassLM::from_weights(
-        cfg, target, [&](const std::string& name, const Shape&) -> Tensor {
-          auto it = by_name.find(name);
-          const bool tied_head = it == by_name.end() && name == "lm_head.weight";
-          if (tied_head) it = by_name.find("model.embed_tokens.weight");
-          if (it == by_name.end())  // every slot was checked above
-            throw std::logic_error("load_checkpoint: GlassLM asks for weight '" + name +
-                                   "', which the checkpoint's weight table lacks");
-          const bool same_dtype = it->second.dtype() == target;
-          Tensor t = same_dtype ? it->second : astype(it->second, target);
-          // A tied lm_head is its own copy (astype has made one already):
-          // training may move it apart from the embedding, as GlassLM's two
-          // weights always can.
-          if (tied_head) return same_dtype ? copy_of(t) : t;
-          // The model holds t now: a converted original is freed at once
-          // (the embedding stays for a tied lm_head, the last weight).
-          if (name != "model.embed_tokens.weight") by_name.erase(it);
-          return t;
-        });
-  }();
+// The model, made from the loaded tensors themselves: no random
+// initialisation, and no copy unless the dtype changes (a 1B-parameter model
+// is 5 GB in float32; a second copy would not fit in 8 GB). Takes the
+// tensors out of `by_name` as the model takes them.
+GlassLM model_from_tensors(const Config& cfg, DType target,
+                           std::map<std::string, Tensor>& by_name) {
+  no_grad guard;  // the conversions are not part of any graph
+  return GlassLM::from_weights(
+      cfg, target, [&](const std::string& name, const Shape&) -> Tensor {
+        auto it = by_name.find(name);
+        const bool tied_head = it == by_name.end() && name == "lm_head.weight";
+        if (tied_head) it = by_name.find("model.embed_tokens.weight");
+        if (it == by_name.end())  // every slot was checked before
+          throw std::logic_error("load_checkpoint: GlassLM asks for weight '" + name +
+                                 "', which the checkpoint's weight table lacks");
+        const bool same_dtype = it->second.dtype() == target;
+        Tensor t = same_dtype ? it->second : astype(it->second, target);
+        // A tied lm_head is its own copy (astype has made one already):
+        // training may move it apart from the embedding, as GlassLM's two
+        // weights always can.
+        if (tied_head) return same_dtype ? copy_of(t) : t;
+        // The model holds t now: a converted original is freed at once (the
+        // embedding stays for a tied lm_head, the last weight).
+        if (name != "model.embed_tokens.weight") by_name.erase(it);
+        return t;
+      });
+}
 
-  // 5. The tokenizer, when the folder has one.
+// The folder's character tokenizer, when it has one, with as many tokens as
+// config.json's vocabulary.
+std::optional<Tokenizer> tokenizer_of(const detail::CheckpointSource& source,
+                                      const Config& cfg) {
   std::optional<Tokenizer> tokenizer;
   if (std::optional<std::string> text = source.read_tokenizer()) {
     try {
       tokenizer = Tokenizer::from_json(*text);
     } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(tokenizer_path + ": " + e.what());
+      throw std::runtime_error(source.tokenizer_name + ": " + e.what());
     }
     if (tokenizer->vocab_size() != cfg.vocab_size)
       throw std::runtime_error(
-          tokenizer_path + ": " + std::to_string(tokenizer->vocab_size()) +
+          source.tokenizer_name + ": " + std::to_string(tokenizer->vocab_size()) +
           " tokens, but config.json says vocab_size " + std::to_string(cfg.vocab_size));
   }
-  // 6. config.json's BOS id.
-  std::optional<std::int64_t> bos;
-  {
-    Json j = detail::parse_json_strict(config_text);
-    if (j.contains("bos_token_id") && !j["bos_token_id"].is_null()) {
-      const Json& v = j["bos_token_id"];
-      if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
-          v.get<std::uint64_t>() >= cfg.vocab_size)
-        throw std::runtime_error(config_path + ": bos_token_id " + v.dump() +
-                                 " is not a token id in [0, vocab_size)");
-      bos = v.get<std::int64_t>();
-    }
+  return tokenizer;
+}
+
+// config.json's bos_token_id: absent or null (none), else a token id.
+std::optional<std::int64_t> bos_id_of(const Json& j, std::size_t vocab_size,
+                                      const std::string& config_path) {
+  if (!j.contains("bos_token_id") || j["bos_token_id"].is_null()) return std::nullopt;
+  const Json& v = j["bos_token_id"];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 ||
+      v.get<std::uint64_t>() >= vocab_size)
+    throw std::runtime_error(config_path + ": bos_token_id " + v.dump() +
+                             " is not a token id in [0, vocab_size)");
+  return v.get<std::int64_t>();
+}
+
+}  // namespace
+
+// Loading in the order of the files: config.json, then every weight's name,
+// shape and dtype against it, then the tokenizer.
+Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
+                                          std::optional<DType> dtype,
+                                          bool allow_nonfinite) {
+  const fs::path root(source.folder);
+  const std::string& config_path = source.config_name;
+
+  // 1. config.json
+  Config cfg;
+  std::optional<DType> config_dtype;
+  try {
+    std::tie(cfg, config_dtype) = config_from_json(source.config_text);
+  } catch (const std::invalid_argument& e) {
+    // "config.json: ..." -> "<dir>/config.json: ..."
+    throw std::runtime_error((root / e.what()).string());
   }
+  const Json j = detail::parse_json_strict(source.config_text);  // parsed fine above
+  const bool tied = j.contains("tie_word_embeddings") &&
+                    j["tie_word_embeddings"].is_boolean() &&
+                    j["tie_word_embeddings"].get<bool>();
+  std::vector<std::int64_t> eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
+
+  // 2. The weights (model.safetensors or its shards), checked name by name
+  // against the design's table.
+  std::string weights_path;  // what the messages call the weights
+  NamedTensors loaded = source.read_weights(weights_path);
+  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
+  check_weights_against_config(loaded, by_name, cfg, tied, weights_path, config_path);
+  std::vector<std::string> nonfinite =
+      nonfinite_weights(loaded, weights_path, allow_nonfinite);
+
+  // 3. The dtype, and 4. the model made from the tensors.
+  const DType target = model_dtype(loaded, dtype, config_dtype);
+  loaded.clear();  // by_name holds the tensors now
+  GlassLM model = model_from_tensors(cfg, target, by_name);
+
+  // 5. The tokenizer, when the folder has one, and 6. config.json's BOS id.
+  std::optional<Tokenizer> tokenizer = tokenizer_of(source, cfg);
+  const std::optional<std::int64_t> bos = bos_id_of(j, cfg.vocab_size, config_path);
   return Checkpoint{
       std::move(model),        std::move(tokenizer), std::move(nonfinite), nullptr, bos,
       std::move(eos_token_ids)};

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 
 #include "glassllm/engine/tensor.h"
@@ -200,17 +201,15 @@ Tensor copy_out(const Entry& e, const std::uint8_t* p) {
 
 }  // namespace
 
-// long-function: untrusted bytes checked in the order a reader meets them
-// (header length, JSON, then each entry's dtype, shape and byte range, then
-// overlaps and gaps), each check with its own message; it reads as one list.
-NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
-                                            const std::string& name,
-                                            const ReleaseFn& done_with) {
-  auto fail = [&](const std::string& what) {
-    return std::runtime_error(name + ": " + what);
-  };
-  constexpr std::uint64_t kMaxHeader = 100'000'000;  // 100 MB; real headers are KBs
+namespace {
 
+using Fail = std::function<std::runtime_error(const std::string&)>;
+
+// The header: its 8-byte length, then that many bytes of JSON, an object.
+// Returns it with the size of the data buffer that follows it.
+Json read_header(const std::uint8_t* data, std::size_t size, const Fail& fail,
+                 std::uint64_t& buffer_size) {
+  constexpr std::uint64_t kMaxHeader = 100'000'000;  // 100 MB; real headers are KBs
   if (size < 8)
     throw fail("file is " + std::to_string(size) +
                " bytes, shorter than the 8-byte header length");
@@ -221,89 +220,90 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
   if (n > size - 8)
     throw fail("header length " + std::to_string(n) + " is larger than the file (" +
                std::to_string(size) + " bytes)");
-  const std::uint8_t* buffer = data + 8 + n;
-  const std::uint64_t buffer_size = size - 8 - n;
-
+  buffer_size = size - 8 - n;
   Json header;
   try {
-    header =
-        parse_json_strict(std::string_view(reinterpret_cast<const char*>(data + 8), n));
+    header = detail::parse_json_strict(
+        std::string_view(reinterpret_cast<const char*>(data + 8), n));
   } catch (const std::invalid_argument& e) {
     throw fail(std::string("header: ") + e.what());
   }
   if (!header.is_object()) throw fail("header is not a JSON object");
+  return header;
+}
 
-  std::vector<Entry> entries;
-  for (const auto& item : header.items()) {
-    const std::string& key = item.key();  // not a structured binding: lambdas use it
-    const Json& value = item.value();
-    if (key == "__metadata__") {
-      if (!value.is_object()) throw fail("__metadata__ is not an object");
-      for (const auto& [mk, mv] : value.items())
-        if (!mv.is_string())
-          throw fail("__metadata__ value of '" + mk + "' is not a string");
-      continue;
-    }
-    Entry e;
-    e.name = key;
-    auto bad = [&](const std::string& what) {
-      return fail("tensor '" + key + "': " + what);
-    };
-    if (!value.is_object()) throw bad("entry is not an object");
-
-    if (!value.contains("dtype") || !value["dtype"].is_string())
-      throw bad("dtype is missing or not a string");
-    e.dtype = value["dtype"].get<std::string>();
-    for (const auto& d : kDTypes)
-      if (e.dtype == d.name) e.dtype_size = d.size;
-    if (e.dtype_size == 0)
-      throw bad("unknown dtype '" + e.dtype + "' (GlassLM reads F32, F64, F16 and BF16)");
-
-    if (!value.contains("shape") || !value["shape"].is_array())
-      throw bad("shape is not a list of non-negative integers");
-    // numel is computed in 64 bits with an overflow check; a shape whose
-    // element count does not fit cannot match any file.
-    std::uint64_t numel = 1;
-    bool too_big = false, has_zero = false;
-    for (const auto& d : value["shape"]) {
-      std::uint64_t dim;
-      if (!as_count(d, dim)) throw bad("shape is not a list of non-negative integers");
-      if (dim > std::numeric_limits<std::size_t>::max())  // 32-bit (WebAssembly)
-        throw bad("shape dimension " + std::to_string(dim) + " is larger than this " +
-                  "machine can address");
-      e.shape.push_back(std::size_t(dim));
-      if (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim)
-        too_big = true;
-      has_zero |= dim == 0;
-      numel *= dim;  // may wrap when too_big; then numel is not used
-    }
-    if (has_zero) too_big = false, numel = 0;  // a zero anywhere makes the product 0
-    // The byte count too must fit: 2^64 - 1 elements of 4 bytes would wrap.
-    if (numel > std::numeric_limits<std::uint64_t>::max() / e.dtype_size) too_big = true;
-
-    const Json* offsets =
-        value.contains("data_offsets") ? &value["data_offsets"] : nullptr;
-    if (!offsets || !offsets->is_array() || offsets->size() != 2 ||
-        !as_count((*offsets)[0], e.begin) || !as_count((*offsets)[1], e.end) ||
-        e.begin > e.end)
-      throw bad("data_offsets must be two integers [begin, end] with begin <= end");
-    if (e.end > buffer_size)
-      throw bad("data_offsets " + range_str(e.begin, e.end) +
-                " end beyond the data buffer (" + std::to_string(buffer_size) +
-                " bytes)");
-    std::uint64_t have = e.end - e.begin;
-    if (too_big || numel > have / e.dtype_size || numel * e.dtype_size != have)
-      throw bad("data_offsets " + range_str(e.begin, e.end) + " hold " +
-                std::to_string(have) + " bytes but shape " + shape_str(e.shape) + " " +
-                e.dtype + " needs " +
-                (too_big ? std::string("more than 2^64")
-                         : std::to_string(numel * e.dtype_size)));
-    entries.push_back(std::move(e));
+// The element count of a shape, in 64 bits with an overflow check; `too_big`
+// when it, or its byte count, does not fit (then it cannot match any file).
+std::uint64_t checked_numel(const Entry& e, bool& too_big) {
+  std::uint64_t numel = 1;
+  bool has_zero = false;
+  too_big = false;
+  for (std::size_t dim : e.shape) {
+    if (dim != 0 && numel > std::numeric_limits<std::uint64_t>::max() / dim)
+      too_big = true;
+    has_zero |= dim == 0;
+    numel *= dim;  // may wrap when too_big; then numel is not used
   }
+  if (has_zero) too_big = false, numel = 0;  // a zero anywhere makes the product 0
+  // The byte count too must fit: 2^64 - 1 elements of 4 bytes would wrap.
+  if (numel > std::numeric_limits<std::uint64_t>::max() / e.dtype_size) too_big = true;
+  return numel;
+}
 
-  // Byte ranges must tile the buffer: sorted by start, each one begins where
-  // the previous one ended, and the last ends at the end of the file. Empty
-  // tensors own no bytes and are left out.
+// One tensor's entry of the header: its dtype, its shape, and a byte range
+// inside the data buffer that holds exactly its elements.
+Entry read_entry(const std::string& key, const Json& value, std::uint64_t buffer_size,
+                 const Fail& fail) {
+  Entry e;
+  e.name = key;
+  auto bad = [&](const std::string& what) {
+    return fail("tensor '" + key + "': " + what);
+  };
+  if (!value.is_object()) throw bad("entry is not an object");
+
+  if (!value.contains("dtype") || !value["dtype"].is_string())
+    throw bad("dtype is missing or not a string");
+  e.dtype = value["dtype"].get<std::string>();
+  for (const auto& d : kDTypes)
+    if (e.dtype == d.name) e.dtype_size = d.size;
+  if (e.dtype_size == 0)
+    throw bad("unknown dtype '" + e.dtype + "' (GlassLM reads F32, F64, F16 and BF16)");
+
+  if (!value.contains("shape") || !value["shape"].is_array())
+    throw bad("shape is not a list of non-negative integers");
+  for (const auto& d : value["shape"]) {
+    std::uint64_t dim;
+    if (!as_count(d, dim)) throw bad("shape is not a list of non-negative integers");
+    if (dim > std::numeric_limits<std::size_t>::max())  // 32-bit (WebAssembly)
+      throw bad("shape dimension " + std::to_string(dim) + " is larger than this " +
+                "machine can address");
+    e.shape.push_back(std::size_t(dim));
+  }
+  bool too_big = false;
+  const std::uint64_t numel = checked_numel(e, too_big);
+
+  const Json* offsets = value.contains("data_offsets") ? &value["data_offsets"] : nullptr;
+  if (!offsets || !offsets->is_array() || offsets->size() != 2 ||
+      !as_count((*offsets)[0], e.begin) || !as_count((*offsets)[1], e.end) ||
+      e.begin > e.end)
+    throw bad("data_offsets must be two integers [begin, end] with begin <= end");
+  if (e.end > buffer_size)
+    throw bad("data_offsets " + range_str(e.begin, e.end) +
+              " end beyond the data buffer (" + std::to_string(buffer_size) + " bytes)");
+  std::uint64_t have = e.end - e.begin;
+  if (too_big || numel > have / e.dtype_size || numel * e.dtype_size != have)
+    throw bad(
+        "data_offsets " + range_str(e.begin, e.end) + " hold " + std::to_string(have) +
+        " bytes but shape " + shape_str(e.shape) + " " + e.dtype + " needs " +
+        (too_big ? std::string("more than 2^64") : std::to_string(numel * e.dtype_size)));
+  return e;
+}
+
+// Byte ranges must tile the buffer: sorted by start, each one begins where
+// the previous one ended, and the last ends at the end of the file. Empty
+// tensors own no bytes and are left out.
+void check_tiling(const std::vector<Entry>& entries, std::uint64_t buffer_size,
+                  const Fail& fail) {
   std::vector<const Entry*> by_offset;
   for (const Entry& e : entries)
     if (e.begin != e.end) by_offset.push_back(&e);
@@ -326,6 +326,37 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
   if (covered != buffer_size)
     throw fail("the data buffer has " + std::to_string(buffer_size) +
                " bytes but the tensors cover only " + std::to_string(covered));
+}
+
+}  // namespace
+
+// Untrusted bytes, checked in the order a reader meets them (header length,
+// JSON, then each entry's dtype, shape and byte range, then overlaps and
+// gaps), each check with its own message.
+NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
+                                            const std::string& name,
+                                            const ReleaseFn& done_with) {
+  const Fail fail = [&](const std::string& what) {
+    return std::runtime_error(name + ": " + what);
+  };
+  std::uint64_t buffer_size = 0;
+  const Json header = read_header(data, size, fail, buffer_size);
+  const std::uint8_t* buffer = data + (size - buffer_size);
+
+  std::vector<Entry> entries;
+  for (const auto& item : header.items()) {
+    const std::string& key = item.key();
+    const Json& value = item.value();
+    if (key == "__metadata__") {
+      if (!value.is_object()) throw fail("__metadata__ is not an object");
+      for (const auto& [mk, mv] : value.items())
+        if (!mv.is_string())
+          throw fail("__metadata__ value of '" + mk + "' is not a string");
+      continue;
+    }
+    entries.push_back(read_entry(key, value, buffer_size, fail));
+  }
+  check_tiling(entries, buffer_size, fail);
 
   NamedTensors out;
   for (const Entry& e : entries) {
