@@ -59,6 +59,11 @@ function parseJsonBounded(text, what) {
 // a trace of 16,384 tokens is already a long one to read).
 const TRACE_MAX_HEADS_OR_LAYERS = 1024;
 const TRACE_MAX_TOKENS = 16384;
+// What the views may build from a trace's sizes, at most: a tokens × tokens
+// attention map for every layer and head, each cell a number of 8 bytes.
+// 2^27 cells are 1 GiB: past that a tab stalls or dies, so such a trace is
+// refused, by its sizes, before anything is laid out.
+const TRACE_CELL_BUDGET = 2 ** 27;
 
 const SNAPSHOT_NAMES = [
   "resid.in",
@@ -188,6 +193,23 @@ function checkTrace(doc) {
   if (doc.sequence.length > TRACE_MAX_TOKENS)
     fail(
       "sequence has " + doc.sequence.length + " tokens; the page shows at most " + TRACE_MAX_TOKENS,
+    );
+  const cells = c.n_layers * c.n_heads * doc.sequence.length ** 2;
+  if (cells > TRACE_CELL_BUDGET)
+    fail(
+      "config.n_layers × config.n_heads × tokens² is " +
+        c.n_layers +
+        " × " +
+        c.n_heads +
+        " × " +
+        doc.sequence.length +
+        "² = " +
+        cells +
+        " attention cells (" +
+        ((cells * 8) / 2 ** 30).toFixed(1) +
+        " GiB); the page's budget is " +
+        TRACE_CELL_BUDGET +
+        " cells (1 GiB)",
     );
   doc.sequence.forEach((t, i) => token(t, "sequence[" + i + "]"));
   list(doc.steps, "steps");

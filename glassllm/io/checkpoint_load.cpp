@@ -13,6 +13,7 @@
 #include <set>
 
 #include "glassllm/engine/ops.h"
+#include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint_internal.h"
 
 namespace glassllm {
@@ -311,6 +312,14 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
                     j["tie_word_embeddings"].is_boolean() &&
                     j["tie_word_embeddings"].get<bool>();
   std::vector<std::int64_t> eos_token_ids = eos_ids_of(j, cfg.vocab_size, config_path);
+  // The weights these sizes make, against this machine's memory (budget.h),
+  // before a byte of them is read: a config.json claiming 10^9 layers or a
+  // vocabulary of 10^12 is refused here, in milliseconds.
+  check_fits_in_memory(
+      config_path + ": a model of these sizes (" + std::to_string(cfg.n_layers) +
+          " layers, d_model " + std::to_string(cfg.d_model) + ", vocab " +
+          std::to_string(cfg.vocab_size) + ")",
+      parameter_bytes(cfg, dtype.value_or(DType::float32)), "check config.json's sizes");
 
   // 2. The weights (model.safetensors or its shards), checked name by name
   // against the design's table.

@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "glassllm/engine/tensor.h"
+#include "glassllm/io/budget.h"
 #include "glassllm/io/checkpoint_internal.h"
 #include "glassllm/io/files.h"
 
@@ -357,6 +358,14 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
     entries.push_back(read_entry(key, value, buffer_size, fail));
   }
   check_tiling(entries, buffer_size, fail);
+  // What the copies will take (16-bit values are widened to float32), against
+  // this machine's memory, before the first one is allocated.
+  double copied_bytes = 0;
+  for (const Entry& e : entries)
+    copied_bytes += double(e.end - e.begin) / double(e.dtype_size) *  // its elements
+                    (e.dtype == "F64" ? 8.0 : 4.0);
+  check_fits_in_memory(name + ": loading its tensors", copied_bytes,
+                       "the weights are too large to load on this machine");
 
   NamedTensors out;
   for (const Entry& e : entries) {

@@ -65,3 +65,37 @@ test("a trace with more heads or tokens than the page draws is refused by name",
     message: "config.n_heads is 1000000; the page shows at most 1024",
   });
 });
+
+test("a trace whose attention maps would pass the page's memory budget is refused", () => {
+  // 32 layers of 32 heads over 400 tokens: each under its own limit, but
+  // 32 × 32 × 400² = 163,840,000 cells, more than 2^27 = 134,217,728.
+  const trace = {
+    format: "glassllm-trace",
+    version: 2,
+    config: { n_layers: 32, n_heads: 32, n_kv_heads: 8, head_dim: 4, n_rep: 4, max_len: 512 },
+    attention: "grouped",
+    head_groups: Array.from({ length: 8 }, (_, g) => [4 * g, 4 * g + 1, 4 * g + 2, 4 * g + 3]),
+    options: { precision: 6, grads: false },
+    sequence: Array.from({ length: 400 }, (_, i) => ({ id: i % 10, text: "a" })),
+    steps: [],
+    cache_links: [],
+    dtype: "float64",
+  };
+  assert.throws(
+    () => page.checkTrace(trace),
+    (e) => {
+      assert.match(
+        e.message,
+        /^config\.n_layers × config\.n_heads × tokens² is 32 × 32 × 400² = 163840000 attention cells \(1\.2 GiB\); the page's budget is 134217728 cells \(1 GiB\)$/,
+      );
+      return true;
+    },
+  );
+  // 300 tokens: 92,160,000 cells, under the budget; refused later, for its
+  // empty list of steps, not for its size.
+  trace.sequence.length = 300;
+  assert.throws(
+    () => page.checkTrace(trace),
+    (e) => !/budget/.test(e.message),
+  );
+});
