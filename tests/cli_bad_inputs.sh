@@ -16,6 +16,7 @@
 #   $FIFO  a named pipe with no writer
 #   $W/small_disk.sh CMD...   runs CMD with a 2 KiB file-size limit (a full disk)
 #   $W/with_lock.sh F CMD...  runs CMD while another process holds a lock on F
+#   $W/as_user.sh CMD...      runs CMD as a user who cannot write in $W/read_only
 # $1: the glassllm binary.
 set -u
 bin=$1
@@ -88,7 +89,7 @@ safetensors() {
   printf '%s' "$1"
 }
 for f in deep_config deep_weights deep_index deep_gtok dup_config type_config layers_config \
-  wrap_shape; do cp -r "$M" "$W/$f"; done
+  huge_layers wrap_shape; do cp -r "$M" "$W/$f"; done
 printf '{"a": %s, "b": 1}' "$deep" > "$W/deep_config/config.json"
 safetensors "{\"w\": $deep, \"b\": 1}" > "$W/deep_weights/model.safetensors"
 rm "$W/deep_index/model.safetensors"
@@ -96,7 +97,8 @@ printf '{"weight_map": %s, "b": 1}' "$deep" > "$W/deep_index/model.safetensors.i
 printf '{"format": %s, "b": 1}' "$deep" > "$W/deep_gtok/glassllm_tokenizer.json"
 sed -i 's/"hidden_size": 16,/"hidden_size": 16, "hidden_size": 16,/' "$W/dup_config/config.json"
 sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": "one"/' "$W/type_config/config.json"
-sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": 2147483648/' "$W/layers_config/config.json"
+sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": 1000/' "$W/layers_config/config.json"
+sed -i 's/"num_hidden_layers": 1/"num_hidden_layers": 2147483648/' "$W/huge_layers/config.json"
 safetensors '{"w": {"dtype": "F32", "shape": [18446744073709551615], "data_offsets": [0, 0]}}' \
   > "$W/wrap_shape/model.safetensors"
 # A small Hugging Face tokenizer folder, and hostile variants of it.
@@ -185,7 +187,21 @@ exec 9>>"$lock"
 flock -x 9
 "$@"
 SH
-chmod +x "$W/small_disk.sh" "$W/with_lock.sh"
+cat > "$W/as_user.sh" <<'SH'
+#!/usr/bin/env bash
+# Runs "$@" as a user who may not write into folders it does not own: as
+# nobody when this runs as root (for root, a read-only folder is writable),
+# else as this user.
+if [ "$(id -u)" -eq 0 ]; then
+  exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+fi
+exec "$@"
+SH
+chmod +x "$W/small_disk.sh" "$W/with_lock.sh" "$W/as_user.sh"
+# A read-only folder (for nobody, a folder root owns is one too). The scratch
+# folder is opened to others so that nobody can read the fixtures.
+mkdir "$W/read_only" && chmod 555 "$W/read_only"
+chmod 755 "$W"
 
 # ---- the cases -----------------------------------------------------------------------
 snapshot() {  # every regular file under $work and models/demo, with its checksum
@@ -227,6 +243,22 @@ while IFS=$'\t' read -r want_status word cmd; do
     echo "     stderr: $err"
   fi
 done < "$table"
+
+# A weight file whose one BF16 tensor is 512 GiB (a sparse file: it takes no
+# disk) needs 1 TiB as float32: refused from its header, before any copy is
+# allocated. Not a table case: the table's checksums would read it all.
+cp -r "$M" "$W/terabyte"
+safetensors '{"w": {"dtype": "BF16", "shape": [274877906944], "data_offsets": [0, 549755813888]}}' \
+  > "$W/terabyte/model.safetensors"
+truncate -s +512G "$W/terabyte/model.safetensors" || fail "cannot make a sparse 512 GiB file"
+cases=$((cases + 1))
+err=$(timeout -k 5 60 "$bin" forward "$W/terabyte" --tokens 1 --out "$W/o.npy" 2>&1 >/dev/null)
+status=$?
+if [ $status -ne 4 ] || [[ $err != "glassllm forward: $W/terabyte/model.safetensors: loading its tensors needs about 1 TiB, more than the "* ]]; then
+  failed=$((failed + 1))
+  echo "FAIL: a 512 GiB BF16 tensor: exit $status: $err"
+fi
+rm -rf "$W/terabyte"
 echo "cli_bad_inputs: $cases cases, $failed failed"
 [ "$cases" -ge 100 ] || fail "only $cases cases"
 [ "$failed" -eq 0 ] || exit 1

@@ -146,7 +146,7 @@ std::string lock_path_making_parents(const std::string& out) {
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec) &&
       !fs::create_directories(parent, ec))
-    throw std::runtime_error(
+    throw WriteError(  // where the output goes, not a bad input: exit 5
         out + ": cannot make the folder " + parent.string() + " for the run (" +
         (ec ? ec.message() : "a file of that name is in the way") + ")");
   return resolved_lock_path(out);
@@ -164,7 +164,7 @@ RunLock::RunLock(const std::string& out) : path_(lock_path_making_parents(out)) 
   if (fd_ < 0 || ::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;
     if (fd_ >= 0) ::close(fd_);
-    throw std::runtime_error(
+    throw WriteError(  // a folder it may not write in: an output error
         path_ + ": cannot lock the run (" +
         (S_ISREG(st.st_mode) || fd_ < 0 ? std::strerror(err) : "not a regular file") +
         "); train needs a lock file there");
