@@ -214,6 +214,11 @@ bool grade_rmsnorm(const std::function<Tensor(const Tensor&, double)>& my_rmsnor
   c.grad("(2,3,8) eps 1e-5", [&](const auto& in) { return my_rmsnorm(in[0], 1e-5); },
          {x});
   c.grad("(4,6) eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); }, {y});
+  // One feature (D = 1): the mean over the last axis is the sum, so a backward
+  // that sums where it should average passes here while one that lost the
+  // second term fails; the hints tell the two mistakes apart by this check.
+  c.grad("(3,1) D=1 eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); },
+         {randn64({3, 1}, 36)});
   c.grad("rmsnorm(x) * x: used twice",
          [&](const auto& in) { return my_rmsnorm(in[0], 1e-5) * in[0]; }, {y});
   return c.passed();
@@ -233,6 +238,12 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
       [&] { return my_rope(y, 7, 100.0); }, rope(y, 7, 100.0));
   c.grad("(1,2,5,8) start 0", [&](const auto& in) { return my_rope(in[0], 0, 10000.0); },
          {x});
+  // Position 0 only: cos is 1 and sin is 0, so the backward is dout whatever
+  // rotate_half^T does; a backward that swapped cos and sin fails here, one
+  // with the wrong rotation passes (the hints tell them apart by this check).
+  c.grad("(1,1,1,8) position 0 only",
+         [&](const auto& in) { return my_rope(in[0], 0, 10000.0); },
+         {randn64({1, 1, 1, 8}, 37)});
   c.grad("(2,3,4) start 7 theta 100",
          [&](const auto& in) { return my_rope(in[0], 7, 100.0); }, {y});
   c.grad("my_rope(x) * x: used twice",

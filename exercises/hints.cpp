@@ -90,25 +90,25 @@ const std::vector<std::vector<Hint>>& all_hints() {
         {"got dx [[1,1],[100,100]]", "got dx [[101,101],[1010,1010]]"},
         "sum over the n_rep axis (2 after that reshape), not over positions"}},
       {// 7: rmsnorm
-       {{"eps 1e-5"},
+       {{"D=1"},
         {},
         "dx = r * (dout - y * mean(dout * y)): the second term is the "
         "one usually lost"},
-       {{"eps 1e-5"}, {}, "mean (divide by D), not sum, over the last axis"},
+       {{"eps 1e-5"}, {"D=1"}, "mean (divide by D), not sum, over the last axis"},
        {{"eps 0.5"},
         {"eps 1e-5"},
         "r = 1 / sqrt(mean(x^2) + eps): eps inside the square "
         "root, as in the forward"}},
       {// 8: rope
        {{"start 0"},
-        {},
+        {"position 0 only"},
         "the backward uses the TRANSPOSE of rotate_half: concat(g2, -g1), "
         "not concat(-g2, g1)"},
        {{"start 7"},
         {"start 0"},
         "cos and sin belong to positions start .. start+T-1: "
         "pass `start` on"},
-       {{"start 0"},
+       {{"position 0 only"},
         {},
         "dx = dout * cos + rotate_half^T(dout * sin): cos with dout, sin "
         "inside"}},

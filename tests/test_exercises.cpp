@@ -5,6 +5,7 @@
 // CTest tests solution_exNN and stub_exNN_fails (CMakeLists.txt).
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "check.h"
@@ -255,6 +256,86 @@ TEST_CASE(
   CHECK(exercises::hints_for(9, "  result is detached   it requires grad  FAIL\n") ==
         std::vector<std::string>{"the result must be detached (the cache is for "
                                  "inference): detach() what you store"});
+}
+
+namespace {
+
+// Two usual mistakes in rmsnorm's backward (exercise 7): `dx = r * dout`
+// (the second term lost), and a sum where the mean belongs.
+Tensor rmsnorm_with(bool lose_second_term, const Tensor& x, double eps) {
+  return custom_op(
+      "my_rmsnorm", {x},
+      [eps](const std::vector<Tensor>& in) { return rmsnorm(in[0], eps); },
+      [eps, lose_second_term](const std::vector<Tensor>& in, const Tensor& y,
+                              const Tensor& dout) {
+        Tensor r = rsqrt(mean(in[0] * in[0], {-1}, true) + eps);  // [..., 1]
+        if (lose_second_term) return std::vector<Tensor>{r * dout};
+        return std::vector<Tensor>{r * (dout - y * sum(dout * y, {-1}, true))};
+      });
+}
+
+// Two usual mistakes in rope's backward (exercise 8): rotate_half instead of
+// its transpose, and sin where cos multiplies dout.
+Tensor rope_with(bool wrong_rotation, const Tensor& x, std::size_t start, double theta) {
+  return custom_op(
+      "my_rope", {x},
+      [=](const std::vector<Tensor>& in) { return rope(in[0], start, theta); },
+      [=](const std::vector<Tensor>& in, const Tensor&, const Tensor& dout) {
+        const std::size_t T = in[0].dim(-2), hd = in[0].dim(-1), half = hd / 2;
+        std::vector<double> c(T * hd), s(T * hd);  // [T, hd]
+        for (std::size_t t = 0; t < T; ++t)
+          for (std::size_t i = 0; i < half; ++i) {
+            double a = double(start + t) * std::pow(theta, -2.0 * double(i) / double(hd));
+            c[t * hd + i] = c[t * hd + i + half] = std::cos(a);
+            s[t * hd + i] = s[t * hd + i + half] = std::sin(a);
+          }
+        Tensor cos = from_vector(c, {T, hd}, in[0].dtype());
+        Tensor sin = from_vector(s, {T, hd}, in[0].dtype());
+        Tensor g = dout * sin;
+        auto h = std::int64_t(half), n = std::int64_t(hd);
+        if (wrong_rotation)
+          return std::vector<Tensor>{
+              dout * cos + concat({-slice(g, -1, h, n), slice(g, -1, 0, h)}, -1)};
+        return std::vector<Tensor>{dout * sin +
+                                   concat({slice(g, -1, h, n), -slice(g, -1, 0, h)}, -1)};
+      });
+}
+
+// The one hint a failing report of exercise n printed ("" if not exactly one).
+std::string the_one_hint(int n, const std::function<bool(std::ostream&)>& grade) {
+  std::ostringstream report;
+  CHECK_FALSE(exercises::run_exercise({n, "ex", "t", grade}, report));
+  std::vector<std::string> hints = exercises::hints_for(n, report.str());
+  CAPTURE(report.str());
+  CHECK(hints.size() == 1);
+  return hints.size() == 1 ? hints[0] : "";
+}
+
+}  // namespace
+
+TEST_CASE("exercises 7 and 8: two mistakes in one backward get two different hints") {
+  CHECK(the_one_hint(7, [](std::ostream& o) {
+          return exercises::grade_rmsnorm(
+              [](const Tensor& x, double eps) { return rmsnorm_with(true, x, eps); }, o);
+        }).find("the second term is the one usually lost") != std::string::npos);
+  CHECK(the_one_hint(7, [](std::ostream& o) {
+          return exercises::grade_rmsnorm(
+              [](const Tensor& x, double eps) { return rmsnorm_with(false, x, eps); }, o);
+        }).find("mean (divide by D), not sum") != std::string::npos);
+  CHECK(the_one_hint(8, [](std::ostream& o) {
+          return exercises::grade_rope(
+              [](const Tensor& x, std::size_t s, double th) {
+                return rope_with(true, x, s, th);
+              },
+              o);
+        }).find("the TRANSPOSE of rotate_half") != std::string::npos);
+  CHECK(the_one_hint(8, [](std::ostream& o) {
+          return exercises::grade_rope(
+              [](const Tensor& x, std::size_t s, double th) {
+                return rope_with(false, x, s, th);
+              },
+              o);
+        }).find("cos with dout, sin inside") != std::string::npos);
 }
 
 TEST_CASE("run_exercise prints an unfinished exercise's message and fails it") {
