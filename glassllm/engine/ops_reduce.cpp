@@ -156,7 +156,7 @@ Tensor max(const Tensor& x, int axis, bool keepdims) {
   if (!keepdims) out_shape.erase(out_shape.begin() + static_cast<std::ptrdiff_t>(a));
   Tensor out = view_as_shape(kept, out_shape);
   return finish_op(out, "max", {x}, [&] {
-    return [x, kept = kept.detach(), kshape, a, s](const Tensor& dout) {
+    return [x, kept = kept.detach(), kshape, s](const Tensor& dout) {
       // Mask of the maxima, each divided by the number of ties in its row.
       Tensor share = zeros_like(x);
       dispatch(x.dtype(), [&](auto zero) {

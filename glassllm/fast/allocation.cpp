@@ -40,7 +40,7 @@ bool keep_freed_memory() {
 // the system and give back when freed: glibc above 32 MiB (with the
 // thresholds above) and mimalloc above 16 MiB. Each new one is faulted in
 // page by page, as it is first written.
-constexpr std::size_t kHugePagesFrom = std::size_t(16) << 20;
+[[maybe_unused]] constexpr std::size_t kHugePagesFrom = std::size_t(16) << 20;
 
 // madvise(MADV_HUGEPAGE) on the 2 MiB-aligned part of a large block, so that
 // it is faulted in 2 MiB at a time. Does nothing elsewhere (smaller blocks,
