@@ -14,10 +14,12 @@ std::uint64_t machine_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   std::uint64_t bytes =
       pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+#if !defined(__EMSCRIPTEN__)  // the page's engine has no file system to read
   // A container's limit (cgroup v2): a number of bytes, or "max".
   std::ifstream limit("/sys/fs/cgroup/memory.max");
   std::uint64_t cgroup = 0;
   if (limit >> cgroup && cgroup > 0 && (bytes == 0 || cgroup < bytes)) bytes = cgroup;
+#endif
   return bytes ? bytes : std::uint64_t(1) << 32;  // unknown: assume 4 GiB
 }
 
