@@ -88,7 +88,7 @@ function stageTitle(heads, g) {
     layer: p.layer,
     who:
       p.head === null
-        ? t("attn.group", { g, heads: heads.join(", ") })
+        ? t("stage.group", { g, heads: heads.join(", ") })
         : t("qk.head_option", { head: p.head, g }),
     step: state.step,
     label: stepLabels(state.trace.doc)[state.step],

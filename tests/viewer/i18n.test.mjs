@@ -58,7 +58,8 @@ function tableWords(lang) {
 // The words a page may show that no table holds: the data of the traces it
 // opened (token text, snapshot names, the ops, names, dtypes and attention
 // path of the graph, the cache's tensors and mode), the files' and the
-// model's names, the metrics' field names, the two colour maps' names and
+// model's names, the metrics' field names, the live bar's example prompts
+// (text the model reads, viewer/prompt.js), the two colour maps' names and
 // the byte units. Nothing else.
 function dataWords(docs, names) {
   const out = new Set(["viridis", "cividis", "KiB", "MiB", "GiB"]);
@@ -82,6 +83,8 @@ function dataWords(docs, names) {
     for (const l of d.cache_links) add(l.tensor);
   }
   for (const n of names) add(n);
+  const prompts = fs.readFileSync(path.join(root, "viewer/prompt.js"), "utf8");
+  for (const m of prompts.matchAll(/\["\w+", "([^"]+)"\]/g)) add(m[1]);
   return out;
 }
 
