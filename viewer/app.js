@@ -35,12 +35,13 @@ const state = {
 };
 
 const $ = (id) => document.getElementById(id);
-const MODE_NAMES = {
-  "attn.scores": "raw score",
-  "attn.scores_masked": "masked score",
-  "attn.softmax": "softmax",
+// The message ids of the three kinds of map (i18n.js).
+const MODE_IDS = {
+  "attn.scores": "mode.raw",
+  "attn.scores_masked": "mode.masked",
+  "attn.softmax": "mode.softmax",
 };
-const READOUT_HINT = "Hover a cell to read its value.";
+const modeName = (mode) => t(MODE_IDS[mode]);
 const PLAY_MS = 1200;
 
 // ---- messages -------------------------------------------------------------------
@@ -63,35 +64,30 @@ function stepLabels(doc) {
   let decode = 0,
     reset = 0;
   return doc.steps.map((s) =>
-    s.kind === "prefill" ? "prefill" : s.kind === "decode" ? "d" + ++decode : "r" + ++reset,
+    s.kind === "prefill"
+      ? t("step.prefill")
+      : s.kind === "decode"
+        ? t("step.decode_label", { n: ++decode })
+        : t("step.reset_label", { n: ++reset }),
   );
 }
 
 function buildForTrace() {
-  const t = state.trace,
-    d = t.doc,
+  const tr = state.trace,
+    d = tr.doc,
     c = d.config;
-  $("summary").textContent =
-    state.name +
-    ": " +
-    c.n_layers +
-    " layers, " +
-    c.n_heads +
-    " query heads sharing " +
-    c.n_kv_heads +
-    " K/V heads (G = " +
-    c.n_rep +
-    "), head_dim " +
-    c.head_dim +
-    ", " +
-    d.dtype +
-    ", " +
-    d.attention +
-    " path, " +
-    d.steps.length +
-    " steps, " +
-    d.sequence.length +
-    " tokens";
+  $("summary").textContent = t("summary.trace", {
+    name: state.name,
+    layers: c.n_layers,
+    heads: c.n_heads,
+    kv: c.n_kv_heads,
+    rep: c.n_rep,
+    hd: c.head_dim,
+    dtype: d.dtype,
+    path: d.attention,
+    steps: d.steps.length,
+    tokens: d.sequence.length,
+  });
   // Tokens
   const promptLen = d.steps[0].kind === "prefill" ? d.steps[0].tokens.length : 0;
   const chips = d.sequence.map((tok, i) =>
@@ -100,13 +96,11 @@ function buildForTrace() {
       {
         class: "tok" + (i >= promptLen ? " gen" : "") + (specialName(tok.text) ? " special" : ""),
         "data-index": i,
-        title:
-          tokenLabel(tok) +
-          ": index " +
-          i +
-          ", id " +
-          tok.id +
-          (i >= promptLen ? " (generated)" : " (prompt)"),
+        title: t(i >= promptLen ? "token.generated" : "token.prompt", {
+          tok: tokenLabel(tok),
+          i,
+          id: tok.id,
+        }),
       },
       el("span", { class: "t", text: showText(tok.text) }),
       el("span", { class: "i", text: String(tok.id) }),
@@ -122,29 +116,29 @@ function buildForTrace() {
       class: s.kind,
       "data-step": i,
       text: labels[i],
-      "aria-label": "step " + i + ": " + s.kind.replace("_", " "),
+      "aria-label": t("step.aria", { i, kind: t("kind." + s.kind) }),
       onclick: () => setStep(i),
     }),
   );
   $("timeline").replaceChildren(...buttons);
   // Layer selects
   const layerOpts = (withAll) => [
-    ...t.layers.map((l) => el("option", { value: String(l), text: "layer " + l })),
+    ...tr.layers.map((l) => el("option", { value: String(l), text: t("layer.n", { layer: l }) })),
     ...(withAll
       ? [
-          el("option", { value: "outside", text: "outside the blocks" }),
-          el("option", { value: "all", text: "all" }),
+          el("option", { value: "outside", text: t("layer.outside") }),
+          el("option", { value: "all", text: t("layer.all") }),
         ]
       : []),
   ];
   $("graph-layer").replaceChildren(...layerOpts(true));
   $("grads-layer").replaceChildren(
-    el("option", { value: "all", text: "all layers" }),
+    el("option", { value: "all", text: t("layer.all_layers") }),
     ...layerOpts(false),
   );
   $("qk-layer").replaceChildren(...layerOpts(false));
-  $("layer-select").value = "all";
-  $("head-select").value = "all";
+  $("layer-select").value = t("pick.all");
+  $("head-select").value = t("pick.all");
   $("summary-maps").checked = state.summaryMaps;
   buildQkHeads();
 }
@@ -196,43 +190,29 @@ function renderStep() {
   if (newChip) newChip.scrollIntoView({ block: "nearest", inline: "nearest" });
   const words =
     s.kind === "prefill"
-      ? "prefill of the prompt"
+      ? t("step.words_prefill")
       : s.kind === "decode"
-        ? "decode step"
-        : "window reset " +
-          stepLabels(d)[state.step] +
-          ": the cache was full, so the last " +
-          s.tokens.length +
-          " tokens ran again from position 0" +
-          (s.rows.count < s.tokens.length
-            ? " (the trace keeps the new token's row, position " + s.rows.start + ")"
-            : "");
+        ? t("step.words_decode")
+        : t("step.words_reset", { label: stepLabels(d)[state.step], n: s.tokens.length }) +
+          (s.rows.count < s.tokens.length ? t("step.words_reset_row", { pos: s.rows.start }) : "");
   const top = (s.top_k || [])
     .slice(0, 3)
     .map((c) => tokenLabel(c) + " " + fmt(c.prob))
     .join(", ");
   $("step-info").textContent =
-    "Step " +
-    state.step +
-    " of " +
-    (d.steps.length - 1) +
-    ": " +
-    words +
-    "; " +
-    s.tokens.length +
-    " token" +
-    (s.tokens.length === 1 ? "" : "s") +
-    " at position" +
+    t("step.info", { step: state.step, last: d.steps.length - 1, words }) +
     (s.tokens.length === 1
-      ? " " + s.start
-      : "s " + s.start + "-" + (s.start + s.tokens.length - 1)) +
-    "; m = " +
-    s.keys.count +
-    " keys" +
+      ? t("step.info_one", { pos: s.start })
+      : t("step.info_many", {
+          n: s.tokens.length,
+          from: s.start,
+          to: s.start + s.tokens.length - 1,
+        })) +
+    t("step.info_keys", { m: s.keys.count }) +
     (s.next
-      ? "; chose " + tokenLabel(s.next) + " (id " + s.next.id + ", p = " + fmt(s.next.prob) + ")"
+      ? t("step.info_chose", { tok: tokenLabel(s.next), id: s.next.id, p: fmt(s.next.prob) })
       : "") +
-    (top ? "; top: " + top : "");
+    (top ? t("step.info_top", { top }) : "");
   $("step-info").title = $("step-info").textContent;
 }
 
@@ -255,13 +235,13 @@ function startPlaying() {
     if (state.step >= state.trace.doc.steps.length - 1) stopPlaying();
     else setStep(state.step + 1);
   }, PLAY_MS);
-  $("play").textContent = "\u23f8 Pause";
+  $("play").textContent = t("steps.pause");
   $("play").setAttribute("aria-pressed", "true");
 }
 function stopPlaying() {
   if (state.playing) clearInterval(state.playing);
   state.playing = null;
-  $("play").textContent = "\u25b6 Play";
+  $("play").textContent = t("steps.play");
   $("play").setAttribute("aria-pressed", "false");
 }
 
@@ -278,6 +258,33 @@ function setPresenting(on) {
 function syncPresentButtons() {
   $("present").setAttribute("aria-pressed", String(state.present));
   $("present-exit").hidden = !state.present;
+}
+
+// ---- language -------------------------------------------------------------------------
+
+// After a change of language (i18n.js has replaced index.html's text): the
+// text the scripts wrote, again, keeping every choice the controls hold.
+function relabelPage() {
+  if (state.nameId) state.name = t(state.nameId);
+  $("play").textContent = t(state.playing ? "steps.pause" : "steps.play");
+  if (state.trace) {
+    const ids = [
+      "layer-select",
+      "head-select",
+      "graph-layer",
+      "grads-layer",
+      "qk-layer",
+      "qk-head",
+    ];
+    const kept = ids.map((id) => [id, $(id).value]);
+    buildForTrace();
+    for (const [id, v] of kept) $(id).value = v;
+    if (!state.layerPick) $("layer-select").value = t("pick.all");
+    if (!state.headPick) $("head-select").value = t("pick.all");
+    renderAll();
+  } else renderTab();
+  if (state.metrics) renderMetrics();
+  if (typeof relabelLive === "function") relabelLive(); // live.js, when the page has a model
 }
 
 // ---- tabs and keyboard --------------------------------------------------------------
@@ -398,14 +405,14 @@ function setup() {
       try {
         state[key] = parsePick(ev.target.value, key === "layerPick" ? c.n_layers : c.n_heads, what);
       } catch (e) {
-        showMessage(e.message + ". Write all, or numbers and ranges such as 0,2,5-7.");
+        showMessage(e.message + t("pick.help"));
         return;
       }
       clearMessage();
       renderTab();
     });
-  pick("layer-select", "layerPick", "Layers");
-  pick("head-select", "headPick", "Heads");
+  pick("layer-select", "layerPick", "attn.layers");
+  pick("head-select", "headPick", "attn.heads");
   $("summary-maps").addEventListener("change", (ev) => {
     state.summaryMaps = ev.target.checked;
     state.zoom = null;
@@ -446,6 +453,12 @@ function setup() {
     renderCompare();
   });
   $("export-png").addEventListener("click", () => exportPng());
+  for (const b of document.querySelectorAll("#lang-switch [data-lang]"))
+    b.addEventListener("click", () => {
+      setLang(b.dataset.lang, true);
+      writeLink();
+    });
+  relabel = relabelPage;
   document.addEventListener("keydown", onKey);
   let depth = 0;
   document.addEventListener("dragenter", (ev) => {
@@ -481,7 +494,7 @@ function setup() {
   const hasModel = Boolean($("model").textContent.trim());
   $("live").hidden = !hasModel || Boolean(embedded.trim());
   $("live-open").hidden = !hasModel;
-  if (embedded.trim()) loadTraceText(embedded, "the embedded trace");
+  if (embedded.trim()) loadTraceText(embedded, "name.embedded");
   setupLinks();
   linksReady = true;
   if (location.hash.length > 1) applyLink(location.hash);

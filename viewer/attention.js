@@ -6,18 +6,20 @@
 // ---- attention ------------------------------------------------------------------
 
 // "all", "" -> null (everything); "0,2,5-7" -> [0, 2, 5, 6, 7]. Throws a
-// message naming the field and the allowed range.
-function parsePick(text, limit, what) {
-  const t = text.trim().toLowerCase();
-  if (t === "" || t === "all") return null;
+// message naming the field (whatId: its message id) and the allowed range.
+// "all" is also read in the page's language ("todas").
+function parsePick(text, limit, whatId) {
+  const picked = text.trim().toLowerCase();
+  if (picked === "" || picked === "all" || picked === t("pick.all")) return null;
   const out = new Set();
-  for (const part of t.split(",")) {
+  const what = t(whatId);
+  for (const part of picked.split(",")) {
     const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(part);
-    if (!m) throw new Error(what + ': "' + part.trim() + '" is not a number or a range like 2-5');
+    if (!m) throw new Error(t("pick.not_number", { what, part: part.trim() }));
     const a = Number(m[1]),
       b = m[2] === undefined ? a : Number(m[2]);
     if (a > b || b >= limit)
-      throw new Error(what + ": " + part.trim() + " is outside 0-" + (limit - 1));
+      throw new Error(t("pick.outside", { what, part: part.trim(), last: limit - 1 }));
     for (let i = a; i <= b; i++) out.add(i);
   }
   return [...out].sort((x, y) => x - y);
@@ -87,29 +89,21 @@ function scaleName() {
   return isScores() ? "diverging" : state.scale;
 }
 
+// The parts of a cell's readout: who (the map), the query, the key, the value.
 function describeCell(layer, head, r, c, v) {
-  const t = state.trace;
-  const q = queryToken(t, state.step, r),
-    k = keyToken(t, state.step, c);
+  const tr = state.trace;
+  const q = queryToken(tr, state.step, r),
+    k = keyToken(tr, state.step, c);
   const who =
     head === "mean"
-      ? "layer " + layer + " mean of heads " + meanMatrix(state.step, layer).heads.join(",")
-      : "layer " + layer + " head " + head + " (K/V head " + t.groupOf.get(head) + ")";
-  return (
-    who +
-    ": query " +
-    tokenLabel(q.tok) +
-    " (pos " +
-    q.pos +
-    ") \u2192 key " +
-    tokenLabel(k.tok) +
-    " (pos " +
-    k.pos +
-    "): " +
-    MODE_NAMES[state.mode] +
-    " = " +
-    fmt(v)
-  );
+      ? t("cell.mean", { layer, heads: meanMatrix(state.step, layer).heads.join(",") })
+      : t("cell.head", { layer, head, g: tr.groupOf.get(head) });
+  return [
+    who,
+    t("cell.query", { tok: tokenLabel(q.tok), pos: q.pos }),
+    t("cell.key", { tok: tokenLabel(k.tok), pos: k.pos }),
+    modeName(state.mode) + " = " + fmt(v),
+  ];
 }
 
 // The readout follows the cell last hovered (or the cursor): after a change
@@ -117,26 +111,26 @@ function describeCell(layer, head, r, c, v) {
 // to the hint when the cell is gone.
 function refreshReadout() {
   const h = state.hover;
-  let text = READOUT_HINT;
+  let text = t("attn.hover"),
+    tip = "";
   if (h) {
     const mat =
       h.head === "mean" ? meanMatrix(state.step, h.layer) : matrixFor(state.step, h.layer, h.head);
-    if (mat && h.r < mat.rows && h.c < mat.cols)
-      text = describeCell(h.layer, h.head, h.r, h.c, mat.at(h.r, h.c));
-    else state.hover = null;
+    if (mat && h.r < mat.rows && h.c < mat.cols) {
+      const [who, q, k, v] = describeCell(h.layer, h.head, h.r, h.c, mat.at(h.r, h.c));
+      text = who + ": " + q + " " + k + ": " + v;
+      tip = who + ":\n" + q + "\n" + k + ":\n" + v;
+    } else state.hover = null;
   }
   $("readout").textContent = text;
+  $("tooltip").dataset.text = tip;
 }
 
 function showCell(ev, layer, head, r, c) {
   state.hover = { layer, head, r, c };
   refreshReadout();
-  const text = $("readout").textContent;
   const tip = $("tooltip");
-  tip.textContent = text
-    .replace(": query", ":\nquery")
-    .replace(" \u2192 key", "\n\u2192 key")
-    .replace("): ", "):\n");
+  tip.textContent = tip.dataset.text;
   tip.hidden = false;
   tip.style.left = Math.max(0, Math.min(window.innerWidth - 440, ev.clientX + 14)) + "px";
   tip.style.top = ev.clientY + 16 + "px";
@@ -180,7 +174,7 @@ function mapTile(layer, head, mat, range, width, height, caption, onOpen, corner
       class: "head",
       "data-layer": layer,
       "data-head": head,
-      "aria-label": caption + "; enlarge",
+      "aria-label": t("attn.enlarge", { caption }),
       onclick: onOpen,
     },
     canvas,
@@ -212,8 +206,7 @@ function renderAttention() {
 }
 
 function drawAttention(shrink) {
-  const t = state.trace,
-    d = t.doc;
+  const d = state.trace.doc;
   const grid = $("grid");
   const layers = shownLayers();
   // The maps and the shared range first, then the sizes.
@@ -238,14 +231,15 @@ function drawAttention(shrink) {
     }
   lim = rounded(lim, traceDigits(d)); // as the trace wrote it
   // The legend first: it sits above the grid, so it moves the grid's top.
-  const what = isScores() ? MODE_NAMES[state.mode] : "softmax";
+  const what = modeName(state.mode);
+  const shared = state.colorMode === "shared";
   if (isScores())
     drawLegend(
       $("legend"),
       "diverging",
-      state.colorMode === "shared" ? -(lim || 1) : -1,
-      state.colorMode === "shared" ? lim || 1 : 1,
-      state.colorMode === "shared" ? what + ", all maps:" : what + " / each map's largest |value|:",
+      shared ? -(lim || 1) : -1,
+      shared ? lim || 1 : 1,
+      t(shared ? "legend.shared" : "legend.each_abs", { what }),
     );
   else
     drawLegend(
@@ -253,7 +247,7 @@ function drawAttention(shrink) {
       state.scale,
       0,
       1,
-      state.colorMode === "shared" ? what + ", all maps:" : what + " / each map's maximum:",
+      t(shared ? "legend.shared" : "legend.each_max", { what }),
     );
   const width = grid.clientWidth || document.documentElement.clientWidth - 40;
   // Height for the maps: from the grid's top to the bottom of the window
@@ -292,7 +286,7 @@ function drawAttention(shrink) {
           rangeFor(mat, lim),
           tileW,
           tileH,
-          "layer " + layer + " (mean of " + mat.heads.length + " heads)",
+          t("attn.mean_caption", { layer, n: mat.heads.length }),
           () => {
             state.layerPick = [layer];
             state.summaryMaps = false;
@@ -300,7 +294,7 @@ function drawAttention(shrink) {
             $("summary-maps").checked = false;
             renderAttention();
           },
-          "layer " + layer,
+          t("layer.n", { layer }),
         );
       });
     rows.push(el("div", { class: "summary-grid" }, ...tiles));
@@ -330,7 +324,7 @@ function drawAttention(shrink) {
                 rangeFor(mat, lim),
                 tileW,
                 perRow,
-                "layer " + layer + " head " + head + ", shares K/V head " + g,
+                t("attn.caption", { layer, head, g }),
                 () => openZoom(layer, head),
                 "h" + head,
               );
@@ -343,7 +337,7 @@ function drawAttention(shrink) {
             layer === layers[0]
               ? el("div", {
                   class: "kv-label",
-                  text: "K/V head " + g + " \u2190 query heads " + heads.join(", "),
+                  text: t("attn.group", { g, heads: heads.join(", ") }),
                 })
               : null,
             el("div", { class: "kv-heads" }, ...tiles),
@@ -354,7 +348,7 @@ function drawAttention(shrink) {
         el(
           "div",
           { class: "layer-row", "data-layer": layer },
-          el("div", { class: "layer-label", text: "layer " + layer }),
+          el("div", { class: "layer-label", text: t("layer.n", { layer }) }),
           ...groups,
         ),
       );
@@ -364,8 +358,7 @@ function drawAttention(shrink) {
     rows.push(
       el("p", {
         class: "big-summary",
-        text:
-          "No map to show: the trace holds no " + state.mode + " for the layers and heads chosen.",
+        text: t("attn.no_map", { mode: state.mode }),
       }),
     );
   grid.replaceChildren(...rows);
@@ -404,30 +397,23 @@ function renderZoom(sharedLim) {
   const mat = matrixFor(state.step, layer, head);
   box.hidden = false;
   if (!mat) {
-    $("zoom-title").textContent = "layer " + layer + " head " + head + ": not in this trace";
+    $("zoom-title").textContent = t("zoom.missing", { layer, head });
     $("zoom-canvas").width = 0;
     return;
   }
-  const t = state.trace,
+  const tr = state.trace,
     s = currentStep(),
-    g = t.groupOf.get(head);
-  $("zoom-title").textContent =
-    "Layer " +
-    layer +
-    ", head " +
-    head +
-    " (K/V head " +
-    g +
-    "), step " +
-    state.step +
-    " (" +
-    s.kind.replace("_", " ") +
-    "), " +
-    MODE_NAMES[state.mode] +
-    ", " +
-    mat.rows +
-    " \u00d7 " +
-    mat.cols;
+    g = tr.groupOf.get(head);
+  $("zoom-title").textContent = t("zoom.title", {
+    layer,
+    head,
+    g,
+    step: state.step,
+    kind: t("kind." + s.kind),
+    mode: modeName(state.mode),
+    rows: mat.rows,
+    cols: mat.cols,
+  });
   box.style.borderColor = groupColor(g);
   box.style.borderWidth = "4px";
   const range = rangeFor(mat, sharedLim);
@@ -442,14 +428,14 @@ function renderZoom(sharedLim) {
   zoomInset = drawMap(canvas, mat, {
     scale: scaleName(),
     range,
-    rowLabel: (r) => rowLabelOf(r) + " " + queryToken(t, state.step, r).pos,
+    rowLabel: (r) => rowLabelOf(r) + " " + queryToken(tr, state.step, r).pos,
     colLabel: colLabelOf,
     width: (box.clientWidth || 1000) - 24,
     height,
     font,
     maxCell: 400,
     rowFloor: 40,
-    titles: { rows: "queries", cols: "keys" },
+    titles: { rows: t("axis.queries"), cols: t("axis.keys") },
   });
   state.cursor.r = Math.min(state.cursor.r, mat.rows - 1);
   state.cursor.c = Math.min(state.cursor.c, mat.cols - 1);

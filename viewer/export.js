@@ -6,35 +6,34 @@
 // the layer and head when one is chosen.
 function exportTitle() {
   const tab = document.querySelector("[role=tab][aria-selected=true]").textContent.trim();
-  if (!state.trace) return "GlassLM inspector \u2014 " + tab;
+  if (!state.trace) return t("page.title") + " \u2014 " + tab;
   const d = state.trace.doc;
   const prompt = d.steps[0].kind === "prefill" ? d.steps[0].tokens.map((t) => t.text).join("") : "";
   let where = "";
   const p = state.pres;
   if (state.tab === "attention" && state.present)
     where =
-      ", layer " +
-      p.layer +
-      (p.head !== null
-        ? ", head " + p.head
-        : ", K/V head " + p.group + " (query heads " + d.head_groups[p.group].join(", ") + ")");
+      p.head !== null
+        ? t("export.layer_head", { layer: p.layer, head: p.head })
+        : t("export.layer_group", {
+            layer: p.layer,
+            g: p.group,
+            heads: d.head_groups[p.group].join(", "),
+          });
   else if (state.tab === "attention" && state.zoom)
-    where = ", layer " + state.zoom.layer + ", head " + state.zoom.head;
+    where = t("export.layer_head", { layer: state.zoom.layer, head: state.zoom.head });
   else if (state.tab === "qk")
-    where = ", layer " + $("qk-layer").value + ", head " + $("qk-head").value;
-  else if (state.tab === "attention") where = ", all heads";
+    where = t("export.layer_head", { layer: $("qk-layer").value, head: $("qk-head").value });
+  else if (state.tab === "attention") where = t("export.all_heads");
   return (
-    "GlassLM \u2014 " +
-    tab +
-    " \u2014 prompt " +
-    JSON.stringify(prompt) +
-    " \u2014 step " +
-    state.step +
-    " (" +
-    stepLabels(d)[state.step] +
-    ")" +
+    t("export.title", {
+      tab,
+      prompt: JSON.stringify(prompt),
+      step: state.step,
+      label: stepLabels(d)[state.step],
+    }) +
     where +
-    (state.tab === "attention" ? ", " + MODE_NAMES[state.mode] : "")
+    (state.tab === "attention" ? ", " + modeName(state.mode) : "")
   );
 }
 

@@ -10,7 +10,7 @@ function traceTextOf(text) {
   if (!start.startsWith("<")) return text;
   const doc = new DOMParser().parseFromString(text, "text/html");
   const e = doc.getElementById("trace");
-  if (!e || !e.textContent.trim()) throw new Error("this HTML file holds no GlassLM trace");
+  if (!e || !e.textContent.trim()) throw new Error(t("open.no_trace_in_html"));
   return e.textContent;
 }
 
@@ -20,6 +20,7 @@ function traceState() {
   return {
     trace: state.trace,
     name: state.name,
+    nameId: state.nameId,
     step: state.step,
     zoom: state.zoom,
     graphSel: state.graphSel,
@@ -32,14 +33,17 @@ function traceState() {
   };
 }
 
+// name: the file's name, or the message id of a trace with no file
+// ("name.embedded", "name.live"), named again in the page's language.
 function loadTraceText(text, name) {
-  const kept = () =>
-    state.trace ? " The trace shown before (" + state.name + ") is still shown." : "";
+  const nameId = /^name\./.test(name) ? name : null;
+  if (nameId) name = t(nameId);
+  const kept = () => (state.trace ? t("open.kept", { name: state.name }) : "");
   let trace;
   try {
     trace = parseTrace(traceTextOf(text));
   } catch (e) {
-    showMessage("Could not open " + name + ": " + e.message + "." + kept());
+    showMessage(t("open.failed", { name, why: e.message }) + kept());
     return false;
   }
   const before = traceState();
@@ -47,6 +51,7 @@ function loadTraceText(text, name) {
   Object.assign(state, {
     trace,
     name,
+    nameId,
     step: 0,
     zoom: null,
     graphSel: null,
@@ -67,7 +72,7 @@ function loadTraceText(text, name) {
       buildForTrace();
       renderAll();
     } else clearPage();
-    showMessage("Could not open " + name + ": " + e.message + "." + kept());
+    showMessage(t("open.failed", { name, why: e.message }) + kept());
     return false;
   }
   clearMessage();
@@ -76,15 +81,14 @@ function loadTraceText(text, name) {
 
 // The page as it is before any trace is opened.
 function clearPage() {
-  $("summary").textContent =
-    "No trace loaded: open one with the button or drop a file on the page.";
+  $("summary").textContent = t("summary.none");
   for (const id of ["tokens", "timeline", "grid", "legend"]) $(id).replaceChildren();
   $("step-info").textContent = "";
 }
 
 function loadCompareText(text, name) {
   if (!state.trace) {
-    showMessage("Open trace A first, then trace B to compare.");
+    showMessage(t("compare.first"));
     return;
   }
   let b, cmp;
@@ -92,7 +96,7 @@ function loadCompareText(text, name) {
     b = parseTrace(traceTextOf(text));
     cmp = compareTraces(state.trace, b);
   } catch (e) {
-    showMessage("Could not open trace B (" + name + "): " + e.message + ".");
+    showMessage(t("compare.failed", { name, why: e.message }));
     return;
   }
   clearMessage();
@@ -109,7 +113,7 @@ function loadMetricsText(text, name) {
     state.metrics = parseMetrics(text);
     state.metrics.name = name;
   } catch (e) {
-    showMessage("Could not open " + name + ": " + e.message + ".");
+    showMessage(t("open.failed", { name, why: e.message }));
     return;
   }
   clearMessage();

@@ -61,7 +61,7 @@ function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
     height,
     viewBox: "0 0 " + width + " " + height,
     role: "img",
-    "aria-label": "Op graph of the step",
+    "aria-label": t("graph.aria"),
   });
   svg.append(svgEl("defs", {}));
   svg.firstChild.append(
@@ -131,7 +131,7 @@ function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
       class: "gnode",
       "data-node": n.id,
       "data-op": n.op,
-      "aria-label": n.op + " node " + n.id,
+      "aria-label": t("graph.node_aria", { op: n.op, id: n.id }),
     });
     const stroke = isRepeat ? "#D55E00" : isCache || out ? "#0072B2" : "#888888";
     g.append(
@@ -158,7 +158,7 @@ function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
       n.op +
       (n.name ? " " + shortName(n.name) : "") +
       roleOf(n, nodes) +
-      (isRepeat ? "  (copy)" : "");
+      (isRepeat ? t("graph.copy") : "");
     g.append(
       svgEl(
         "text",
@@ -177,11 +177,11 @@ function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
       formatBytes(n.bytes) +
       (n.bytes === 0
         ? n.op === "param" || n.op === "input" || isCache
-          ? " (read)"
-          : " (view)"
-        : " written");
-    if (inc) third = "from step " + inc.from.step + ", node " + inc.from.node;
-    else if (out) third += "  \u2192 step " + out.to.step;
+          ? t("graph.read")
+          : t("graph.view")
+        : t("graph.written"));
+    if (inc) third = t("graph.from", { step: inc.from.step, node: inc.from.node });
+    else if (out) third += t("graph.to", { step: out.to.step });
     g.append(
       svgEl(
         "text",
@@ -189,7 +189,13 @@ function drawGraph(nodes, show, links, selectedId, onSelect, maxWidth) {
         clip(third, Math.floor((boxW - 16) / 7.3)),
       ),
     );
-    g.append(svgEl("title", {}, title + "\nid " + n.id + "  inputs [" + n.inputs.join(", ") + "]"));
+    g.append(
+      svgEl(
+        "title",
+        {},
+        title + "\n" + t("graph.node_title", { id: n.id, inputs: n.inputs.join(", ") }),
+      ),
+    );
     g.addEventListener("click", () => onSelect(n));
     g.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" || ev.key === " ") {

@@ -54,6 +54,7 @@ function linkOf() {
   else if (state.tab === "grads" && /^\d+$/.test($("grads-layer").value))
     put("layer", $("grads-layer").value);
   if (state.present) p.set("present", "1");
+  if (langChosen) p.set("lang", lang); // i18n.js
   return p.toString();
 }
 
@@ -72,9 +73,7 @@ function linkNumber(p, key, limit) {
   if (!p.has(key)) return null;
   const v = Number(p.get(key));
   if (!Number.isInteger(v) || v < 0 || v >= limit) {
-    showMessage(
-      "The link's " + key + "=" + p.get(key) + " is not one of 0-" + (limit - 1) + ": ignored.",
-    );
+    showMessage(t("link.bad_number", { key, value: p.get(key), last: limit - 1 }));
     return null;
   }
   return v;
@@ -86,11 +85,11 @@ function applyLink(hash) {
   if (![...p.keys()].length) return;
   applyingLink = true;
   try {
+    const linkLang = fragmentLang(hash);
+    if (linkLang) setLang(linkLang, true);
     const view = p.get("view");
     if (view !== null && !(view in VIEW_TABS))
-      showMessage(
-        "The link's view=" + view + " is not one of " + Object.keys(VIEW_TABS).join(", ") + ".",
-      );
+      showMessage(t("link.bad_view", { view, views: Object.keys(VIEW_TABS).join(", ") }));
     const tab = VIEW_TABS[view] || state.tab;
     state.present = p.get("present") === "1";
     document.body.classList.toggle("present", state.present);
@@ -129,7 +128,7 @@ function applyTraceLink(p, tab) {
     } else {
       state.zoom = null;
       state.layerPick = layer !== null ? [layer] : null;
-      $("layer-select").value = layer !== null ? String(layer) : "all";
+      $("layer-select").value = layer !== null ? String(layer) : t("pick.all");
     }
   } else if (tab === "qk") {
     if (layer !== null) $("qk-layer").value = String(layer);

@@ -42,10 +42,7 @@ function callEngine(name, types, args) {
 }
 
 async function startEngine() {
-  if (typeof GlassLMEngine !== "function")
-    throw new Error(
-      "this page has no engine; build it with scripts/build-wasm.sh, then scripts/build.sh",
-    );
+  if (typeof GlassLMEngine !== "function") throw new Error(t("live.no_engine"));
   // The engine prints nothing; a message would only be an error we report anyway.
   live.module = await GlassLMEngine({ print: () => {}, printErr: () => {} });
 }
@@ -54,14 +51,9 @@ async function startEngine() {
 async function loadModel(files) {
   if (!live.module) await startEngine();
   const weights = typeof files.weights === "string" ? bytesOfBase64(files.weights) : files.weights;
-  if (!(weights instanceof Uint8Array)) throw new Error("weights must be bytes");
+  if (!(weights instanceof Uint8Array)) throw new Error(t("live.weights_bytes"));
   if (weights.length > PAGE_MODEL_LIMIT)
-    throw new Error(
-      "the model's weights are " +
-        mib(weights.length) +
-        "; a page runs a model of at most " +
-        mib(PAGE_MODEL_LIMIT),
-    );
+    throw new Error(t("live.too_big", { size: mib(weights.length), limit: mib(PAGE_MODEL_LIMIT) }));
   const M = live.module;
   const at = M._malloc(weights.length);
   try {
@@ -80,14 +72,13 @@ async function loadModel(files) {
 
 async function modelReady() {
   await live.ready;
-  if (!live.info) throw new Error("this page has no model; write one with glassllm inspector");
+  if (!live.info) throw new Error(t("live.no_model"));
 }
 
 async function generateTrace(prompt, steps = 16, temperature = 0, seed = 0) {
   await modelReady();
   // The engine takes a C string: a NUL would silently end the prompt there.
-  if (String(prompt).includes("\0"))
-    throw new Error("the prompt holds a NUL character (U+0000), which the model cannot take");
+  if (String(prompt).includes("\0")) throw new Error(t("live.nul_prompt"));
   const text = callEngine(
     "glassllm_trace",
     ["string", "number", "number", "number"],
@@ -99,13 +90,10 @@ async function generateTrace(prompt, steps = 16, temperature = 0, seed = 0) {
 async function targetGradients(prompt, target) {
   await modelReady();
   for (const [what, text] of [
-    ["prompt", prompt],
-    ["target", target],
+    ["live.nul_prompt", prompt],
+    ["live.nul_target", target],
   ])
-    if (String(text).includes("\0"))
-      throw new Error(
-        "the " + what + " holds a NUL character (U+0000), which the model cannot take",
-      );
+    if (String(text).includes("\0")) throw new Error(t(what));
   return JSON.parse(
     callEngine("glassllm_gradients", ["string", "string"], [String(prompt), String(target)]),
   );
@@ -113,8 +101,16 @@ async function targetGradients(prompt, target) {
 
 // ---- the live bar -----------------------------------------------------------------
 
-function setStatus(text) {
-  $("live-status").textContent = text;
+// The bar's status as a message id and its data, said again in a new language.
+let liveStatus = null;
+function setStatus(id, params) {
+  liveStatus = id ? { id, params } : null;
+  $("live-status").textContent = id ? t(id, params) : "";
+}
+function relabelLive() {
+  if (liveStatus) setStatus(liveStatus.id, liveStatus.params);
+  if (pageModel()) setupPromptText();
+  renderTarget();
 }
 
 // A moment for the browser to paint "Generating…" before the engine, which
@@ -127,7 +123,7 @@ async function onGenerate(ev) {
   const steps = Number($("live-steps").value),
     temperature = Number($("live-temperature").value);
   $("live-generate").disabled = true;
-  setStatus("Generating…");
+  setStatus("live.generating");
   await nextFrame();
   try {
     const t0 = performance.now();
@@ -137,14 +133,14 @@ async function onGenerate(ev) {
       [prompt, steps, temperature, Date.now() % 1e9],
     );
     const ms = performance.now() - t0;
-    if (loadTraceText(text, "the live trace")) {
+    if (loadTraceText(text, "name.live")) {
       showAnswer();
-      setStatus("Generated in " + Math.round(ms) + " ms.");
+      setStatus("live.generated", { ms: Math.round(ms) });
       if (live.target) clearTarget();
-    } else setStatus("");
+    } else setStatus(null);
   } catch (e) {
-    showMessage("Could not generate: " + e.message + ".");
-    setStatus("");
+    showMessage(t("live.gen_failed", { why: e.message }));
+    setStatus(null);
   } finally {
     $("live-generate").disabled = false;
   }
@@ -161,38 +157,37 @@ function renderTarget() {
   const g = live.target;
   if (!g) return;
   for (const id of ["target-summary", "target-chart", "target-readout"]) $(id).hidden = false;
-  const per = g.target.map((t) => showText(t.text) + " " + fmt(t.loss)).join(", ");
-  $("target-summary").textContent =
-    "Target " +
-    JSON.stringify(g.target.map((t) => t.text).join("")) +
-    ": loss " +
-    fmt(g.loss) +
-    " nats, the mean of " +
-    g.target.length +
-    " tokens' \u2212log p (" +
-    per +
-    "). Bars: how much each input token moved that loss.";
+  const per = g.target.map((tok) => showText(tok.text) + " " + fmt(tok.loss)).join(", ");
+  $("target-summary").textContent = t("target.summary", {
+    target: JSON.stringify(g.target.map((tok) => tok.text).join("")),
+    loss: fmt(g.loss),
+    n: g.target.length,
+    per,
+  });
   drawBars(
     $("target-chart"),
-    g.tokens.map((t) => showText(t.text)),
+    g.tokens.map((tok) => showText(tok.text)),
     [
       {
-        name: "\u2016\u2202 loss / \u2202 embedding\u2016 per input token",
+        name: t("target.bars"),
         color: OKABE_ITO[5],
-        values: g.tokens.map((t) => t.grad_norm),
+        values: g.tokens.map((tok) => tok.grad_norm),
       },
     ],
     null,
     fmt,
   );
   const order = g.tokens
-    .map((t, i) => [t.grad_norm, i])
+    .map((tok, i) => [tok.grad_norm, i])
     .sort((a, b) => b[0] - a[0])
     .slice(0, 5);
   $("target-readout").textContent =
-    "Most: " +
+    t("grads.most") +
     order
-      .map(([v, i]) => "pos " + i + " " + JSON.stringify(g.tokens[i].text) + " " + fmt(v))
+      .map(
+        ([v, i]) =>
+          t("grads.pos", { pos: i }) + " " + JSON.stringify(g.tokens[i].text) + " " + fmt(v),
+      )
       .join("; ");
 }
 
@@ -204,7 +199,7 @@ async function onGradients(ev) {
     selectTab("grads");
     renderTarget();
   } catch (e) {
-    showMessage("Could not compute the gradients: " + e.message + ".");
+    showMessage(t("target.failed", { why: e.message }));
   }
 }
 
@@ -214,7 +209,7 @@ async function onGradients(ev) {
 // could not be put in the page; empty without a model.
 function pageModel() {
   const text = $("model").textContent;
-  return text.trim() ? parseJsonBounded(text, "the page's model") : null;
+  return text.trim() ? parseJsonBounded(text, t("live.page_model")) : null;
 }
 
 async function startLive() {
@@ -222,11 +217,11 @@ async function startLive() {
   if (!model) return;
   if (model.refused) {
     // Said in the bar, not as an error: the page's trace is all there is.
-    setStatus("Off: " + model.refused);
+    setStatus("live.off_refused", { why: model.refused });
     $("live-status").title = model.refused;
     throw new Error(model.refused);
   }
-  setStatus("Starting the engine…");
+  setStatus("live.starting");
   const t0 = performance.now();
   await loadModel(model);
   window.glassllm.startMs = performance.now() - t0;
@@ -239,7 +234,8 @@ async function startLive() {
       .map((t) => t.text)
       .join("");
   checkPrompt();
-  setStatus("Ready: " + (model.folder || "the model") + ".");
+  if (model.folder) setStatus("live.ready", { folder: model.folder });
+  else setStatus("live.ready_unnamed");
 }
 
 function toggleLiveBar() {
@@ -261,8 +257,8 @@ function setupLive() {
   document.querySelector('[data-tab="grads"]').addEventListener("click", redraw);
   live.ready = startLive().catch((e) => {
     if (pageModel().refused) throw e;
-    setStatus("Live generation is off.");
-    showMessage("The live engine did not start: " + e.message + ".");
+    setStatus("live.off");
+    showMessage(t("live.start_failed", { why: e.message }));
     throw e;
   });
   live.ready.catch(() => {}); // reported above; callers of the API see it too
@@ -272,7 +268,7 @@ function setupLive() {
     gradients: targetGradients,
     loadModel: (files) =>
       loadModel(files).catch((e) => {
-        showMessage("Could not load the model: " + e.message + ".");
+        showMessage(t("live.load_failed", { why: e.message }));
         throw e;
       }),
     startMs: null,

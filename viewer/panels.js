@@ -5,26 +5,33 @@
 
 // ---- the K/V cache ----------------------------------------------------------------
 
+// The columns of a compared snapshot (trace.js's columnsOf) as message ids.
+const COLUMN_IDS = {
+  keys: "axis.keys",
+  "features (d_model)": "axis.features_model",
+  "features (head_dim)": "axis.features_hd",
+};
+
 function renderCache() {
-  const t = state.trace,
-    d = t.doc,
+  const tr = state.trace,
+    d = tr.doc,
     c = d.config,
-    rows = cacheRows(t),
+    rows = cacheRows(tr),
     cur = rows[state.step];
-  const labels = stepLabels(d).map((l) => (l === "prefill" ? "P" : l));
+  const labels = stepLabels(d).map((l, i) => (d.steps[i].kind === "prefill" ? t("chart.p") : l));
   const marks = rows.filter((r) => r.kind === "window_reset").map((r) => ({ at: r.step }));
-  drawCacheTensor($("cache-tensor"), t, state.step);
+  drawCacheTensor($("cache-tensor"), tr, state.step);
   drawBars(
     $("cache-chart"),
     labels,
     [
       {
-        name: "this model (" + c.n_kv_heads + " K/V heads)",
+        name: t("cache.this_model", { kv: c.n_kv_heads }),
         color: OKABE_ITO[4],
         values: rows.map((r) => r.bytes),
       },
       {
-        name: "multi-head (" + c.n_heads + " K/V heads)",
+        name: t("cache.multi_head", { kv: c.n_heads }),
         color: OKABE_ITO[5],
         outline: true,
         values: rows.map((r) => r.mhaBytes),
@@ -34,8 +41,8 @@ function renderCache() {
     formatBytes,
     {
       bytes: true,
-      yTitle: "K+V held",
-      xTitle: "step (P prefill, d decode, r window reset: dashed line)",
+      yTitle: t("cache.held"),
+      xTitle: t("cache.x_title"),
       marks,
     },
   );
@@ -45,75 +52,66 @@ function renderCache() {
     labels,
     [
       {
-        name: "repeat_kv path" + (grouped ? " (computed: this trace ran grouped)" : ""),
+        name: t(grouped ? "cache.repeat_path_computed" : "cache.repeat_path"),
         color: OKABE_ITO[5],
         values: rows.map((r) => (grouped ? r.repeatKvWould : r.repeatKvBytes)),
       },
       {
-        name: "grouped path",
+        name: t("cache.grouped_path"),
         color: OKABE_ITO[2],
         values: rows.map((r) => (grouped ? r.repeatKvBytes : 0)),
       },
     ],
     state.step,
     formatBytes,
-    { bytes: true, yTitle: "repeat_kv writes", xTitle: "step", marks },
+    { bytes: true, yTitle: t("cache.repeat_writes"), xTitle: t("cache.step"), marks },
   );
   const shape = "[" + cur.shape.join(", ") + "]";
   const mode =
     cur.mode === "none"
-      ? "This step ran without a cache. "
-      : "After step " +
-        state.step +
-        " (" +
-        cur.kind +
-        ") the " +
-        cur.mode +
-        " cache holds " +
-        cur.length +
-        " positions: K and V of " +
-        shape +
-        " in each of " +
-        c.n_layers +
-        " layers = ";
+      ? t("cache.no_cache")
+      : t("cache.holds", {
+          step: state.step,
+          kind: t("kind." + cur.kind),
+          mode: cur.mode,
+          n: cur.length,
+          shape,
+          layers: c.n_layers,
+        });
   $("cache-summary").replaceChildren(
     mode,
-    el("strong", { id: "cache-bytes", "data-bytes": cur.bytes, text: cur.bytes + " bytes" }),
-    " (" +
-      formatBytes(cur.bytes) +
-      "; " +
-      formatBytes(cur.perLayer) +
-      " per layer). Multi-head attention would hold ",
-    el("strong", { id: "cache-mha", text: cur.mhaBytes + " bytes" }),
+    el("strong", {
+      id: "cache-bytes",
+      "data-bytes": cur.bytes,
+      text: t("bytes.n", { n: cur.bytes }),
+    }),
+    t("cache.per_layer", { all: formatBytes(cur.bytes), per: formatBytes(cur.perLayer) }),
+    el("strong", { id: "cache-mha", text: t("bytes.n", { n: cur.mhaBytes }) }),
     " (" + c.n_rep + "\u00d7). ",
     grouped
-      ? "This trace ran the grouped path: repeat_kv wrote nothing; the repeat_kv path would have written " +
-          cur.repeatKvWould +
-          " bytes in this step (computed from the config)."
-      : "repeat_kv ran " +
-          cur.repeatKvOps +
-          " times in this step and wrote " +
-          cur.repeatKvBytes +
-          " bytes (read again: " +
-          cur.repeatKvRead +
-          " bytes); the grouped path writes 0.",
+      ? t("cache.grouped_ran", { n: cur.repeatKvWould })
+      : t("cache.repeat_ran", {
+          ops: cur.repeatKvOps,
+          n: cur.repeatKvBytes,
+          read: cur.repeatKvRead,
+        }),
   );
   const head = el(
     "tr",
     {},
     ...[
-      "step",
-      "kind",
-      "cache shape (one layer's K)",
-      "positions",
-      "K+V bytes, all layers",
-      "per layer",
-      "MHA would hold",
-      "repeat_kv ops",
-      "repeat_kv bytes written",
-      "read again",
-      "grouped path",
-    ].map((h) => el("th", { scope: "col", text: h })),
+      "cache.col_step",
+      "cache.col_kind",
+      "cache.col_shape",
+      "cache.col_positions",
+      "cache.col_bytes",
+      "cache.col_per_layer",
+      "cache.col_mha",
+      "cache.col_repeat_ops",
+      "cache.col_repeat_bytes",
+      "cache.col_read",
+      "cache.col_grouped",
+    ].map((h) => el("th", { scope: "col", text: t(h) })),
   );
   const body = rows.map((r) =>
     el(
@@ -129,7 +127,7 @@ function renderCache() {
       },
       ...[
         r.step,
-        r.kind,
+        t("kind." + r.kind),
         "[" + r.shape.join(", ") + "]",
         r.length,
         r.bytes,
@@ -148,10 +146,10 @@ function renderCache() {
 // ---- the op graph -----------------------------------------------------------------
 
 function renderGraph() {
-  const t = state.trace,
-    d = t.doc,
+  const tr = state.trace,
+    d = tr.doc,
     s = currentStep();
-  const which = $("graph-layer").value || String(t.layers[0]);
+  const which = $("graph-layer").value || String(tr.layers[0]);
   const params = $("graph-params").checked;
   const nodes = s.graph.nodes;
   const inLayer = (n) =>
@@ -186,37 +184,20 @@ function renderGraph() {
   const written = shown.reduce((a, n) => a + n.bytes, 0);
   const rk = shown.filter((n) => n.op === "repeat_kv");
   let text =
-    shown.length +
-    " of " +
-    nodes.length +
-    " nodes shown, " +
-    formatBytes(written) +
-    " written; " +
-    rk.length +
-    " repeat_kv node" +
-    (rk.length === 1 ? "" : "s") +
-    " (" +
-    formatBytes(rk.reduce((a, n) => a + n.bytes, 0)) +
-    ").";
+    t("graph.shown", { shown: shown.length, all: nodes.length, written: formatBytes(written) }) +
+    tn("graph.repeat", rk.length, { bytes: formatBytes(rk.reduce((a, n) => a + n.bytes, 0)) });
   if (state.graphSel !== null) {
     const n = nodes[state.graphSel];
     if (n)
       text =
-        "node " +
-        n.id +
-        ": " +
-        n.op +
-        (n.name ? " " + n.name : "") +
-        " [" +
-        n.shape.join(", ") +
-        "] " +
-        n.dtype +
-        ", " +
-        n.bytes +
-        " bytes written, inputs [" +
-        n.inputs.join(", ") +
-        "]" +
-        (n.layer !== undefined ? ", layer " + n.layer : "");
+        t("graph.node", {
+          id: n.id,
+          op: n.op + (n.name ? " " + n.name : ""),
+          shape: n.shape.join(", "),
+          dtype: n.dtype,
+          bytes: n.bytes,
+          inputs: n.inputs.join(", "),
+        }) + (n.layer !== undefined ? t("graph.node_layer", { layer: n.layer }) : "");
   }
   $("graph-summary").textContent = text;
   const linkButtons = [];
@@ -235,14 +216,12 @@ function renderGraph() {
               renderGraph();
             },
           },
-          "\u2190 layer " +
-            l.layer +
-            " " +
-            l.tensor.toUpperCase() +
-            " cache: from step " +
-            l.from.step +
-            ", node " +
-            l.from.node,
+          t("graph.link_from", {
+            layer: l.layer,
+            tensor: l.tensor.toUpperCase(),
+            step: l.from.step,
+            node: l.from.node,
+          }),
         ),
       );
     if (l.from.step === state.step)
@@ -257,14 +236,12 @@ function renderGraph() {
               renderGraph();
             },
           },
-          "layer " +
-            l.layer +
-            " " +
-            l.tensor.toUpperCase() +
-            " cache \u2192 step " +
-            l.to.step +
-            ", node " +
-            l.to.node,
+          t("graph.link_to", {
+            layer: l.layer,
+            tensor: l.tensor.toUpperCase(),
+            step: l.to.step,
+            node: l.to.node,
+          }),
         ),
       );
   }
@@ -276,45 +253,37 @@ function renderGraph() {
 function renderCompare() {
   const sum = $("compare-summary");
   if (!state.cmp) {
-    sum.textContent = state.trace
-      ? "Open or drop a second trace (B) to compare it with the one shown (A)."
-      : "";
+    sum.textContent = state.trace ? t("compare.none") : "";
     $("compare-table").replaceChildren();
     return;
   }
   const r = state.cmp;
   const worst = r.groups.find((g) => g.max === r.max && g.at);
   sum.replaceChildren(
-    "A: " +
-      state.name +
-      " (" +
-      state.trace.doc.attention +
-      "), B: " +
-      state.bName +
-      " (" +
-      state.b.doc.attention +
-      "). Largest |A \u2212 B| over every snapshot: ",
+    t("compare.summary", {
+      a: state.name,
+      pathA: state.trace.doc.attention,
+      b: state.bName,
+      pathB: state.b.doc.attention,
+    }),
     el("strong", { id: "compare-max", "data-max": String(r.max), text: fmt(r.max) }),
     worst && r.max > 0
-      ? " (" +
-          worst.name +
-          ", layer " +
-          worst.layer +
-          (worst.at.head >= 0 ? ", head " + worst.at.head : "") +
-          ", position " +
-          worst.at.pos +
-          ")"
+      ? t(worst.at.head >= 0 ? "compare.worst_head" : "compare.worst", {
+          name: worst.name,
+          layer: worst.layer,
+          head: worst.at.head,
+          pos: worst.at.pos,
+        })
       : "",
-    ". Rows matched by snapshot, layer, head and position: " +
-      r.groups.reduce((a, g) => a + g.rows, 0) +
-      (r.onlyA || r.onlyB ? "; only in A: " + r.onlyA + ", only in B: " + r.onlyB : "") +
+    t("compare.rows", { n: r.groups.reduce((a, g) => a + g.rows, 0) }) +
+      (r.onlyA || r.onlyB ? t("compare.only", { a: r.onlyA, b: r.onlyB }) : "") +
       ".",
   );
   const head = el(
     "tr",
     {},
-    ...["layer", "snapshot", "rows", "max |A \u2212 B|"].map((h) =>
-      el("th", { scope: "col", text: h }),
+    ...["compare.col_layer", "compare.col_snapshot", "compare.col_rows", "compare.col_max"].map(
+      (h) => el("th", { scope: "col", text: t(h) }),
     ),
   );
   const body = r.groups.map((g, i) =>
@@ -351,7 +320,10 @@ function renderCompare() {
   const sel = $("compare-head");
   sel.replaceChildren(
     ...heads.map((h) =>
-      el("option", { value: String(h), text: h < 0 ? "(no heads)" : "head " + h }),
+      el("option", {
+        value: String(h),
+        text: h < 0 ? t("compare.no_heads") : t("head.n", { head: h }),
+      }),
     ),
   );
   // A newly selected snapshot opens on the head with its largest difference.
@@ -368,17 +340,14 @@ function renderCompare() {
     }
   if (lim === 0) lim = 1;
   const cols = columnsOf(g.name);
-  $("compare-title").textContent =
-    "A \u2212 B: " +
-    g.name +
-    ", layer " +
-    g.layer +
-    (headSel >= 0 ? ", head " + headSel : "") +
-    " (rows: query positions; columns: " +
-    cols +
-    "; blue negative, red positive, white zero; scale \u00b1" +
-    fmt(lim) +
-    ")";
+  const colsText = t(COLUMN_IDS[cols]);
+  $("compare-title").textContent = t(headSel >= 0 ? "compare.title_head" : "compare.title", {
+    name: g.name,
+    layer: g.layer,
+    head: headSel,
+    cols: colsText,
+    lim: fmt(lim),
+  });
   const canvas = $("compare-canvas");
   const inset = drawMap(canvas, mat, {
     scale: "diverging",
@@ -388,28 +357,28 @@ function renderCompare() {
     width: 700,
     font: 14,
     maxCell: 40,
-    titles: { rows: "query position", cols: cols },
+    titles: { rows: t("compare.query_position"), cols: colsText },
   });
   canvas.dataset.columns = cols;
   canvas.onmousemove = (ev) => {
     const cell = cellAt(canvas, ev, mat.rows, mat.cols, inset);
     if (!cell) return;
-    $("compare-readout").textContent =
-      "position " +
-      mat.rowLabel(cell.r) +
-      ", " +
-      (cols === "keys" ? "key " : "feature ") +
-      cell.c +
-      ": A \u2212 B = " +
-      fmt(mat.at(cell.r, cell.c));
+    $("compare-readout").textContent = t(
+      cols === "keys" ? "compare.cell_key" : "compare.cell_feature",
+      {
+        pos: mat.rowLabel(cell.r),
+        c: cell.c,
+        v: fmt(mat.at(cell.r, cell.c)),
+      },
+    );
   };
 }
 
 // ---- gradients --------------------------------------------------------------------
 
 function renderGrads() {
-  const t = state.trace,
-    d = t.doc,
+  const tr = state.trace,
+    d = tr.doc,
     s = currentStep();
   // Without gradients in the trace there is nothing to chart: the layer
   // choice and the empty axes are hidden rather than shown blank.
@@ -418,21 +387,18 @@ function renderGrads() {
   $("grads-chart").hidden = !hasGrads;
   if (!hasGrads) {
     $("grads-summary").textContent =
-      "This trace has no gradients. Make one with glassllm trace --grads to see which positions each chosen token depended on." +
-      ($("target-form").hidden
-        ? ""
-        : " Or type a target continuation below: the page computes its loss and gradients itself.");
+      t("grads.none") + ($("target-form").hidden ? "" : t("grads.none_live"));
     $("grads-readout").textContent = "";
     return;
   }
   const which = $("grads-layer").value || "all";
-  const layers = which === "all" ? t.layers : [Number(which)];
+  const layers = which === "all" ? tr.layers : [Number(which)];
   // Attention attribution at the last query row: sum over heads of
   // |p_j * d log p(next) / d p_j|, how much key j's weight moved the choice.
   const m = s.keys.count,
     score = new Array(m).fill(0);
   for (const layer of layers) {
-    const snap = snapshot(t, state.step, "attn.softmax", layer);
+    const snap = snapshot(tr, state.step, "attn.softmax", layer);
     if (!snap || !snap.grad) continue;
     const [, H, T] = snap.shape;
     for (let h = 0; h < H; h++) {
@@ -446,14 +412,14 @@ function renderGrads() {
     }
   }
   const labels = score.map((_, j) =>
-    showText((keyToken(t, state.step, j).tok || { text: "?" }).text),
+    showText((keyToken(tr, state.step, j).tok || { text: "?" }).text),
   );
   drawBars(
     $("grads-chart"),
     labels,
     [
       {
-        name: "\u03a3 over heads of |p \u00b7 \u2202 log p(next) / \u2202p| at the last query",
+        name: t("grads.bars"),
         color: OKABE_ITO[4],
         values: score,
       },
@@ -462,29 +428,24 @@ function renderGrads() {
     fmt,
   );
   $("grads-summary").textContent =
-    "Step " +
-    state.step +
-    " chose " +
-    tokenLabel(s.next) +
+    t("grads.chose", { step: state.step, tok: tokenLabel(s.next) }) +
     (s.next ? " (id " + s.next.id + ")" : "") +
     (s.log_prob !== undefined ? ", log p = " + s.log_prob : "") +
-    ". Bars: how much each key position's attention weight " +
-    "moved that choice, in " +
-    (which === "all" ? "all layers" : "layer " + which) +
-    ".";
+    t("grads.bars_in", {
+      where: which === "all" ? t("layer.all_layers") : t("layer.n", { layer: which }),
+    });
   const order = score
     .map((v, j) => [v, j])
     .sort((a, b) => b[0] - a[0])
     .slice(0, 5);
   $("grads-readout").textContent =
-    "Most: " +
+    t("grads.most") +
     order
       .map(
         ([v, j]) =>
-          "pos " +
-          (s.keys.start + j) +
+          t("grads.pos", { pos: s.keys.start + j }) +
           " " +
-          tokenLabel(keyToken(t, state.step, j).tok) +
+          tokenLabel(keyToken(tr, state.step, j).tok) +
           " " +
           fmt(v),
       )
@@ -495,20 +456,25 @@ function renderGrads() {
 
 function renderMetrics() {
   const m = state.metrics;
-  if (m) $("metrics-summary").textContent = m.name + ": " + m.count + " records, x axis: " + m.xKey;
+  if (m)
+    $("metrics-summary").textContent = t("metrics.summary", {
+      name: m.name,
+      n: m.count,
+      x: m.xKey,
+    });
   const axis = drawLines(
     $("loss-chart"),
     m ? m.loss : [],
     m ? m.xKey : "",
-    "Open a metrics.jsonl file",
-    { log: $("loss-log").checked, yTitle: "loss" },
+    t("metrics.open_file"),
+    { log: $("loss-log").checked, yTitle: t("metrics.loss") },
   );
   $("loss-chart").dataset.ticks = axis ? axis.yTicks.join(",") : "";
   drawLines(
     $("acc-chart"),
     m ? m.acc : [],
     m ? m.xKey : "",
-    m ? "No accuracy field in this file" : "Open a metrics.jsonl file",
-    { yTitle: "accuracy" },
+    m ? t("metrics.no_acc") : t("metrics.open_file"),
+    { yTitle: t("metrics.acc") },
   );
 }

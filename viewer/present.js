@@ -84,20 +84,16 @@ function stageLayout(n, rows, cols, width, height) {
 // The stage's title: layer, K/V group or head, step and what is shown.
 function stageTitle(heads, g) {
   const p = state.pres;
-  return (
-    "Layer " +
-    p.layer +
-    ", " +
-    (p.head === null
-      ? "K/V head " + g + " \u2190 query heads " + heads.join(", ")
-      : "head " + p.head + " (K/V head " + g + ")") +
-    " \u2014 step " +
-    state.step +
-    " (" +
-    stepLabels(state.trace.doc)[state.step] +
-    ") \u2014 " +
-    MODE_NAMES[state.mode]
-  );
+  return t("stage.title", {
+    layer: p.layer,
+    who:
+      p.head === null
+        ? t("stage.group", { g, heads: heads.join(", ") })
+        : t("qk.head_option", { head: p.head, g }),
+    step: state.step,
+    label: stepLabels(state.trace.doc)[state.step],
+    mode: modeName(state.mode),
+  });
 }
 
 // The colour scale under the maps, beside the keys: softmax on 0..1,
@@ -105,17 +101,17 @@ function stageTitle(heads, g) {
 function stageLegend(lim) {
   const legend = el("div", { class: "legend stage-legend" });
   if (isScores())
-    drawLegend(legend, "diverging", -(lim || 1), lim || 1, MODE_NAMES[state.mode] + ":");
-  else drawLegend(legend, state.scale, 0, 1, "softmax:");
+    drawLegend(legend, "diverging", -(lim || 1), lim || 1, modeName(state.mode) + ":");
+  else drawLegend(legend, state.scale, 0, 1, modeName("attn.softmax") + ":");
   return legend;
 }
 
 function renderStage() {
-  const t = state.trace,
+  const tr = state.trace,
     p = state.pres;
   const stage = $("stage");
   const heads = presentedHeads();
-  const g = p.head === null ? p.group : t.groupOf.get(p.head);
+  const g = p.head === null ? p.group : tr.groupOf.get(p.head);
   const mats = heads.map((h) => [h, matrixFor(state.step, p.layer, h)]).filter(([, m]) => m);
   const title = el("h2", { class: "stage-title", id: "stage-title", text: stageTitle(heads, g) });
   let lim = 0;
@@ -129,7 +125,7 @@ function renderStage() {
     { class: "stage-foot" },
     el("p", {
       class: "stage-keys",
-      text: "\u2191 \u2193 layer \u00b7 G group \u00b7 H head \u00b7 \u2190 \u2192 step \u00b7 P leaves",
+      text: t("stage.keys"),
     }),
     stageLegend(lim),
   );
@@ -137,7 +133,7 @@ function renderStage() {
   stage.replaceChildren(title, box, keys);
   stage.hidden = false;
   if (mats.length === 0) {
-    box.append(el("p", { text: "No " + state.mode + " for these heads in this trace." }));
+    box.append(el("p", { text: t("stage.none", { mode: state.mode }) }));
     return;
   }
   const width = box.clientWidth - 16;
@@ -156,10 +152,10 @@ function renderStage() {
       rangeFor(mat, lim || undefined),
       tileW,
       tileH,
-      "layer " + p.layer + " head " + head,
+      t("stage.caption", { layer: p.layer, head }),
       () => {
         p.head = head;
-        p.group = t.groupOf.get(head);
+        p.group = tr.groupOf.get(head);
         renderTab();
       },
       "h" + head,

@@ -11,9 +11,6 @@ const TASK_EXAMPLES = [
   ["sort", "S glassllm="],
   ["add", "A 123+4567="],
 ];
-const TASK_FORMAT =
-  "Task format: C (copy), R (reverse) or S (sort), a space, 1-16 letters or digits, then =; " +
-  "or A, a space, two numbers of up to 6 digits joined by +, then =. The model writes the answer.";
 const TASK_PATTERN = /^(?:[CRS] [0-9A-Za-z]{1,16}|A \d{1,6}\+\d{1,6})=$/;
 
 // The characters of a character tokenizer (GlassLM's own), or null for a
@@ -39,13 +36,8 @@ function promptWarnings(prompt, vocab) {
   const out = [];
   const unknown = [...new Set([...prompt].filter((ch) => !vocab.has(ch)))];
   if (unknown.length)
-    out.push(
-      "Not in the model's vocabulary: " +
-        unknown.map((ch) => JSON.stringify(ch)).join(", ") +
-        " (each reads as \u27e8unk\u27e9).",
-    );
-  if (!TASK_PATTERN.test(prompt))
-    out.push("Not a task the model was trained on: it will write something, but not an answer.");
+    out.push(t("prompt.unknown", { chars: unknown.map((ch) => JSON.stringify(ch)).join(", ") }));
+  if (!TASK_PATTERN.test(prompt)) out.push(t("prompt.no_task"));
   return out;
 }
 
@@ -56,16 +48,17 @@ function checkPrompt() {
   $("live-prompt").setAttribute("aria-invalid", String(warnings.length > 0));
 }
 
-function setupPromptHelp() {
-  live.vocab = promptVocabulary();
+// The examples and the format line in the page's language (again after a
+// change of language).
+function setupPromptText() {
   $("live-examples").replaceChildren(
-    el("span", { class: "examples-title", text: "Examples:" }),
+    el("span", { class: "examples-title", text: t("prompt.examples") }),
     ...TASK_EXAMPLES.map(([task, prompt]) =>
       el("button", {
         type: "button",
         class: "example",
         "data-task": task,
-        text: task + ": " + prompt,
+        text: t("task." + task) + ": " + prompt,
         onclick: () => {
           $("live-prompt").value = prompt;
           checkPrompt();
@@ -74,7 +67,13 @@ function setupPromptHelp() {
       }),
     ),
   );
-  $("live-format").textContent = TASK_FORMAT;
+  $("live-format").textContent = t("prompt.format");
+  if (live.vocab !== undefined) checkPrompt();
+}
+
+function setupPromptHelp() {
+  live.vocab = promptVocabulary();
+  setupPromptText();
   $("live-prompt").addEventListener("input", checkPrompt);
 }
 

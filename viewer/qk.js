@@ -107,25 +107,25 @@ function buildQkHeads() {
     ...Array.from({ length: c.n_heads }, (_, h) =>
       el("option", {
         value: String(h),
-        text: "head " + h + " (K/V head " + state.trace.groupOf.get(h) + ")",
+        text: t("qk.head_option", { head: h, g: state.trace.groupOf.get(h) }),
       }),
     ),
   );
 }
 
 function renderQk() {
-  const t = state.trace,
+  const tr = state.trace,
     s = currentStep();
-  const layer = Number($("qk-layer").value || t.layers[0]);
+  const layer = Number($("qk-layer").value || tr.layers[0]);
   const head = Number($("qk-head").value || 0);
   const rowSel = $("qk-row");
   const prev = rowSel.value;
   rowSel.replaceChildren(
     ...Array.from({ length: s.rows.count }, (_, r) => {
-      const q = queryToken(t, state.step, r);
+      const q = queryToken(tr, state.step, r);
       return el("option", {
         value: String(r),
-        text: "pos " + q.pos + " " + tokenLabel(q.tok),
+        text: t("grads.pos", { pos: q.pos }) + " " + tokenLabel(q.tok),
       });
     }),
   );
@@ -135,34 +135,20 @@ function renderQk() {
   state.qkQuery = null;
   rowSel.value = want !== "" && Number(want) < s.rows.count ? want : String(s.rows.count - 1);
   const row = Number(rowSel.value);
-  const r = qkRows(t, state.step, layer, head, row);
+  const r = qkRows(tr, state.step, layer, head, row);
   const sum = $("qk-summary");
   if (!r.q) {
-    sum.textContent =
-      "This trace holds no query vectors for layer " +
-      layer +
-      ", head " +
-      head +
-      " (made with --lean, or without this layer or head): only the recorded scores and softmax are shown.";
+    sum.textContent = t("qk.no_q", { layer, head });
   } else
-    sum.textContent =
-      "Layer " +
-      layer +
-      ", head " +
-      head +
-      " (reads K/V head " +
-      r.kv +
-      "), query " +
-      tokenLabel(r.query.tok) +
-      " at position " +
-      r.query.pos +
-      ": score = q \u00b7 k / \u221a" +
-      r.hd +
-      " = q \u00b7 k / " +
-      fmt(Math.sqrt(r.hd)) +
-      "; softmax over the keys at positions up to " +
-      r.query.pos +
-      ".";
+    sum.textContent = t("qk.summary", {
+      layer,
+      head,
+      kv: r.kv,
+      tok: tokenLabel(r.query.tok),
+      pos: r.query.pos,
+      hd: r.hd,
+      sqrt: fmt(Math.sqrt(r.hd)),
+    });
   const list = (v) => "[" + Array.from(v, fmt).join(", ") + "]";
   const vectors = [r.q, ...r.keys.map((k) => k.k)].filter(Boolean);
   const lim = vectors.reduce((m, v) => Math.max(m, ...v.map((x) => Math.abs(x))), 0) || 1;
@@ -171,23 +157,23 @@ function renderQk() {
   const head_ = el(
     "tr",
     {},
-    th("pos", "the key's position"),
-    th("key", "the key's token"),
-    th("k (" + r.hd + ")", "the key vector k: " + r.hd + " numbers"),
-    th("q \u00b7 k", "the dot product of q and k"),
-    th("\u00f7 \u221a" + r.hd, "score = q \u00b7 k / \u221a" + r.hd),
-    th("recorded", "the score the trace recorded"),
-    th("softmax", "the softmax of the scores, recomputed"),
-    th("recorded", "the softmax the trace recorded"),
-    th("", "the softmax as a bar"),
+    th(t("qk.col_pos"), t("qk.col_pos_title")),
+    th(t("qk.col_key"), t("qk.col_key_title")),
+    th("k (" + r.hd + ")", t("qk.col_k_title", { hd: r.hd })),
+    th("q \u00b7 k", t("qk.col_dot_title")),
+    th("\u00f7 \u221a" + r.hd, t("qk.col_score_title", { hd: r.hd })),
+    th(t("qk.col_recorded"), t("qk.col_recorded_score_title")),
+    th(t("mode.softmax"), t("qk.col_softmax_title")),
+    th(t("qk.col_recorded"), t("qk.col_recorded_softmax_title")),
+    th("", t("qk.col_bar_title")),
   );
   const qRow = el(
     "tr",
     { class: "qrow" },
     el("td", { text: String(r.query.pos) }),
     el("td", { class: "tokcell", text: "q: " + showText((r.query.tok || { text: "?" }).text) }),
-    el("td", {}, r.q ? vectorStrip(r.q, lim, "q = " + list(r.q)) : "not recorded"),
-    el("td", { colspan: 6, text: "the query vector of head " + head }),
+    el("td", {}, r.q ? vectorStrip(r.q, lim, "q = " + list(r.q)) : t("qk.not_recorded")),
+    el("td", { colspan: 6, text: t("qk.q_vector", { head }) }),
   );
   const body = r.keys.map((k) =>
     el(
@@ -195,12 +181,12 @@ function renderQk() {
       { class: k.masked ? "masked" : "", "data-key": k.j },
       el("td", { text: String(k.key.pos) }),
       el("td", { class: "tokcell", text: showText((k.key.tok || { text: "?" }).text) }),
-      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = " + list(k.k)) : "not recorded"),
+      el("td", {}, k.k ? vectorStrip(k.k, lim, "k = " + list(k.k)) : t("qk.not_recorded")),
       el("td", { "data-col": "dot", text: k.dot === null ? "-" : fmt(k.dot) }),
       el("td", { "data-col": "score", text: k.score === null ? "-" : fmt(k.score) }),
       el("td", {
         "data-col": "recorded",
-        text: k.masked ? "masked" : typeof k.recorded === "number" ? fmt(k.recorded) : "-",
+        text: k.masked ? t("qk.masked") : typeof k.recorded === "number" ? fmt(k.recorded) : "-",
       }),
       el("td", {
         "data-col": "softmax",
@@ -243,8 +229,7 @@ function drawCacheTensor(canvas, trace, step) {
   const rect = canvas.getBoundingClientRect();
   const w = Math.max(500, Math.round(rect.width || 900));
   const font = state.present ? 18 : 14; // projector size in presentation mode
-  const rowLabel = (name, g) =>
-    name + ", K/V head " + g + " \u2190 q heads " + d.head_groups[g].join(",");
+  const rowLabel = (name, g) => t("tensor.row", { name, g, heads: d.head_groups[g].join(",") });
   const ctx = sizeCanvas(canvas, 1, 1);
   ctx.font = font + 'px "DejaVu Sans", sans-serif';
   const left = Math.ceil(ctx.measureText(rowLabel("K", c.n_kv_heads - 1)).width) + 16,
@@ -266,11 +251,7 @@ function drawCacheTensor(canvas, trace, step) {
   ctx.fillStyle = cssVar("--fg");
   ctx.textBaseline = "top";
   ctx.fillText(
-    "One layer's cache after step " +
-      step +
-      ": K and V, each [batch, K/V heads, positions, head_dim] = " +
-      shape +
-      (s.kind === "window_reset" ? "  (window reset: rebuilt from position 0)" : ""),
+    t("tensor.title", { step, shape }) + (s.kind === "window_reset" ? t("tensor.reset") : ""),
     4,
     4,
   );
@@ -313,20 +294,8 @@ function drawCacheTensor(canvas, trace, step) {
   }
   ctx.font = font + 'px "DejaVu Sans", sans-serif';
   ctx.textAlign = "left";
-  ctx.fillText(
-    "position \u2192 (one column per token: position, then token; " +
-      held +
-      " held, room for " +
-      c.max_len +
-      ")",
-    4,
-    axisY + 2 * (font + 4) + 2,
-  );
-  ctx.fillText(
-    "solid: written by this step; light: kept from before",
-    4,
-    axisY + 3 * (font + 4) + 2,
-  );
+  ctx.fillText(t("tensor.axis", { held, room: c.max_len }), 4, axisY + 2 * (font + 4) + 2);
+  ctx.fillText(t("tensor.solid"), 4, axisY + 3 * (font + 4) + 2);
   canvas.dataset.held = String(held);
   canvas.dataset.capacity = String(capacity);
   canvas.dataset.written = String(held - newFrom);

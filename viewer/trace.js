@@ -47,7 +47,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 // Parses text as a trace; throws an Error with a message for the page.
 function parseTrace(text) {
-  const doc = parseJsonBounded(text, "the file");
+  const doc = parseJsonBounded(text, t("check.the_file"));
   checkTrace(doc);
   return indexTrace(doc);
 }
@@ -317,11 +317,11 @@ function diffMatrix(group, head, digits) {
 // containing "acc" an accuracy curve.
 function parseMetrics(text) {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
-  if (lines.length === 0) throw new Error("the metrics file is empty");
+  if (lines.length === 0) throw new Error(t("metrics.empty"));
   const records = lines.map((l, i) => {
-    const r = parseJsonBounded(l, "line " + (i + 1) + " of the metrics file");
+    const r = parseJsonBounded(l, t("metrics.line_of", { n: i + 1 }));
     if (r === null || typeof r !== "object" || Array.isArray(r))
-      throw new Error("line " + (i + 1) + " of the metrics file is not a JSON object");
+      throw new Error(t("metrics.not_object", { n: i + 1 }));
     return r;
   });
   const xKey =
@@ -340,7 +340,6 @@ function parseMetrics(text) {
     }));
   const loss = series((k) => /loss/i.test(k));
   const acc = series((k) => /acc/i.test(k));
-  if (loss.length === 0 && acc.length === 0)
-    throw new Error('the metrics file has no field named like "loss" or "accuracy"');
-  return { xKey: xKey || "line", loss, acc, count: records.length };
+  if (loss.length === 0 && acc.length === 0) throw new Error(t("metrics.no_field"));
+  return { xKey: xKey || t("metrics.line"), loss, acc, count: records.length };
 }

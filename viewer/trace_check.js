@@ -38,18 +38,11 @@ function jsonDepth(text, limit = JSON_MAX_DEPTH) {
 // ("the trace", "line 3 of the metrics file").
 function parseJsonBounded(text, what) {
   if (jsonDepth(text) > JSON_MAX_DEPTH)
-    throw new Error(
-      what +
-        " nests deeper than " +
-        JSON_MAX_DEPTH +
-        " levels; at most " +
-        JSON_MAX_DEPTH +
-        " are allowed",
-    );
+    throw new Error(t("check.too_deep", { what, n: JSON_MAX_DEPTH }));
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new Error(what + " is not valid JSON (" + e.message + ")");
+    throw new Error(t("check.not_json", { what, why: e.message }));
   }
 }
 
@@ -86,58 +79,52 @@ function checkTrace(doc) {
   };
   const show = (v) => {
     const text = JSON.stringify(v);
-    return text === undefined ? "nothing" : text.length > 40 ? text.slice(0, 37) + "..." : text;
+    return text === undefined
+      ? t("check.nothing")
+      : text.length > 40
+        ? text.slice(0, 37) + "..."
+        : text;
   };
   const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   const index = (v, where, limit) => {
-    if (!Number.isInteger(v) || v < 0)
-      fail(where + " must be a non-negative integer, not " + show(v));
-    if (limit !== undefined && v >= limit)
-      fail(where + " is " + v + ", out of range [0, " + limit + ")");
+    if (!Number.isInteger(v) || v < 0) fail(t("check.index", { where, v: show(v) }));
+    if (limit !== undefined && v >= limit) fail(t("check.range", { where, v, limit }));
     return v;
   };
   const list = (v, where) => {
-    if (!Array.isArray(v)) fail(where + " must be a list, not " + show(v));
+    if (!Array.isArray(v)) fail(t("check.list", { where, v: show(v) }));
     return v;
   };
   const object = (v, where) => {
-    if (!isObject(v)) fail(where + " must be an object, not " + show(v));
+    if (!isObject(v)) fail(t("check.object", { where, v: show(v) }));
     return v;
   };
   const string = (v, where) => {
-    if (typeof v !== "string") fail(where + " must be a string, not " + show(v));
+    if (typeof v !== "string") fail(t("check.string", { where, v: show(v) }));
     return v;
   };
   const number = (v, where) => {
-    if (typeof v !== "number") fail(where + " must be a number, not " + show(v));
+    if (typeof v !== "number") fail(t("check.number", { where, v: show(v) }));
     return v;
   };
-  const token = (t, where) => {
-    object(t, where);
-    index(t.id, where + ".id");
-    string(t.text, where + ".text");
+  const token = (tok, where) => {
+    object(tok, where);
+    index(tok.id, where + ".id");
+    string(tok.text, where + ".text");
   };
   const candidate = (c, where) => {
     token(c, where);
     number(c.prob, where + ".prob");
   };
-  if (!isObject(doc)) fail("this is not a GlassLM trace: the file holds JSON but not an object");
+  if (!isObject(doc)) fail(t("check.not_object"));
   if (doc.format !== TRACE_FORMAT)
-    fail(
-      'this is not a GlassLM trace: its "format" is ' +
-        show(doc.format) +
-        ', expected "' +
-        TRACE_FORMAT +
-        '"',
-    );
+    fail(t("check.format", { v: show(doc.format), format: TRACE_FORMAT }));
   if (!TRACE_VERSIONS.includes(doc.version))
     fail(
-      "unsupported trace version " +
-        show(doc.version) +
-        ": this inspector reads version" +
-        (TRACE_VERSIONS.length > 1 ? "s " : " ") +
-        TRACE_VERSIONS.join(" and ") +
-        "; make the trace again with the matching glassllm",
+      t("check.version", {
+        v: show(doc.version),
+        versions: TRACE_VERSIONS.join(t("check.and")),
+      }),
     );
   for (const key of [
     "config",
@@ -149,36 +136,23 @@ function checkTrace(doc) {
     "cache_links",
     "dtype",
   ])
-    if (!(key in doc)) fail('the trace has no "' + key + '" field');
+    if (!(key in doc)) fail(t("check.no_field", { key }));
   const c = object(doc.config, "config");
   for (const key of ["n_layers", "n_heads", "n_kv_heads", "head_dim", "n_rep", "max_len"])
     if (!Number.isInteger(c[key]) || c[key] < 1)
-      fail("config." + key + " must be a positive integer, not " + show(c[key]));
+      fail(t("check.positive", { key, v: show(c[key]) }));
   // The page lays out an element per layer, head and token: past these sizes
   // it would freeze for many seconds before drawing anything.
   for (const key of ["n_layers", "n_heads"])
     if (c[key] > TRACE_MAX_HEADS_OR_LAYERS)
-      fail(
-        "config." + key + " is " + c[key] + "; the page shows at most " + TRACE_MAX_HEADS_OR_LAYERS,
-      );
+      fail(t("check.too_many", { key, v: c[key], limit: TRACE_MAX_HEADS_OR_LAYERS }));
   if (c.n_heads !== c.n_kv_heads * c.n_rep)
-    fail(
-      "config.n_heads (" +
-        c.n_heads +
-        ") must be n_kv_heads (" +
-        c.n_kv_heads +
-        ") times n_rep (" +
-        c.n_rep +
-        ")",
-    );
-  if (!["float32", "float64"].includes(doc.dtype))
-    fail('"dtype" must be "float32" or "float64", not ' + show(doc.dtype));
+    fail(t("check.n_rep", { heads: c.n_heads, kv: c.n_kv_heads, rep: c.n_rep }));
+  if (!["float32", "float64"].includes(doc.dtype)) fail(t("check.dtype", { v: show(doc.dtype) }));
   string(doc.attention, "attention");
   list(doc.head_groups, "head_groups");
   if (doc.head_groups.length !== c.n_kv_heads)
-    fail(
-      "head_groups has " + doc.head_groups.length + " entries for " + c.n_kv_heads + " K/V heads",
-    );
+    fail(t("check.head_groups", { n: doc.head_groups.length, kv: c.n_kv_heads }));
   doc.head_groups.forEach((g, i) =>
     list(g, "head_groups[" + i + "]").forEach((h, k) =>
       index(h, "head_groups[" + i + "][" + k + "]", c.n_heads),
@@ -186,34 +160,26 @@ function checkTrace(doc) {
   );
   const o = object(doc.options, "options");
   if (!Number.isInteger(o.precision) || o.precision < 0 || o.precision > 17)
-    fail("options.precision must be an integer 0..17, not " + show(o.precision));
-  if (typeof o.grads !== "boolean")
-    fail("options.grads must be true or false, not " + show(o.grads));
+    fail(t("check.precision", { v: show(o.precision) }));
+  if (typeof o.grads !== "boolean") fail(t("check.grads", { v: show(o.grads) }));
   list(doc.sequence, "sequence");
   if (doc.sequence.length > TRACE_MAX_TOKENS)
-    fail(
-      "sequence has " + doc.sequence.length + " tokens; the page shows at most " + TRACE_MAX_TOKENS,
-    );
+    fail(t("check.too_long", { n: doc.sequence.length, limit: TRACE_MAX_TOKENS }));
   const cells = c.n_layers * c.n_heads * doc.sequence.length ** 2;
   if (cells > TRACE_CELL_BUDGET)
     fail(
-      "config.n_layers × config.n_heads × tokens² is " +
-        c.n_layers +
-        " × " +
-        c.n_heads +
-        " × " +
-        doc.sequence.length +
-        "² = " +
-        cells +
-        " attention cells (" +
-        ((cells * 8) / 2 ** 30).toFixed(1) +
-        " GiB); the page's budget is " +
-        TRACE_CELL_BUDGET +
-        " cells (1 GiB)",
+      t("check.cells", {
+        layers: c.n_layers,
+        heads: c.n_heads,
+        tokens: doc.sequence.length,
+        cells,
+        gib: ((cells * 8) / 2 ** 30).toFixed(1),
+        budget: TRACE_CELL_BUDGET,
+      }),
     );
   doc.sequence.forEach((t, i) => token(t, "sequence[" + i + "]"));
   list(doc.steps, "steps");
-  if (doc.steps.length === 0) fail("the trace has no steps");
+  if (doc.steps.length === 0) fail(t("check.no_steps"));
   doc.steps.forEach((s, i) => {
     const where = "steps[" + i + "]";
     object(s, where);
@@ -229,35 +195,35 @@ function checkTrace(doc) {
       "snapshots",
       "graph",
     ])
-      if (!(key in s)) fail(where + ' has no "' + key + '" field');
+      if (!(key in s)) fail(t("check.step_field", { where, key }));
     if (!["prefill", "decode", "window_reset"].includes(s.kind))
-      fail(where + '.kind must be "prefill", "decode" or "window_reset", not ' + show(s.kind));
+      fail(t("check.kind", { where, v: show(s.kind) }));
     index(s.start, where + ".start");
-    list(s.tokens, where + ".tokens").forEach((t, k) => token(t, where + ".tokens[" + k + "]"));
+    list(s.tokens, where + ".tokens").forEach((tok, k) => token(tok, where + ".tokens[" + k + "]"));
     list(s.positions, where + ".positions").forEach((p, k) =>
       index(p, where + ".positions[" + k + "]"),
     );
     if (s.positions.length !== s.tokens.length)
-      fail(where + " has " + s.tokens.length + " tokens but " + s.positions.length + " positions");
-    if (s.tokens.length === 0) fail(where + " has no tokens");
+      fail(t("check.positions", { where, n: s.tokens.length, p: s.positions.length }));
+    if (s.tokens.length === 0) fail(t("check.no_tokens", { where }));
     index(s.window_offset, where + ".window_offset");
     object(s.keys, where + ".keys");
     index(s.keys.start, where + ".keys.start");
     index(s.keys.count, where + ".keys.count");
     if (s.window_offset + s.keys.start + s.keys.count > doc.sequence.length)
       fail(
-        where +
-          " attends over sequence tokens up to " +
-          (s.window_offset + s.keys.start + s.keys.count - 1) +
-          " but the sequence has " +
-          doc.sequence.length,
+        t("check.keys_past", {
+          where,
+          last: s.window_offset + s.keys.start + s.keys.count - 1,
+          n: doc.sequence.length,
+        }),
       );
     const rows = s.rows === undefined ? { start: s.start, count: s.tokens.length } : s.rows;
     object(rows, where + ".rows");
     index(rows.start, where + ".rows.start");
     index(rows.count, where + ".rows.count");
     if (s.window_offset + rows.start + rows.count > doc.sequence.length)
-      fail(where + ".rows run past the end of the sequence");
+      fail(t("check.rows_past", { where }));
     const cache = object(s.cache, where + ".cache");
     string(cache.mode, where + ".cache.mode");
     list(cache.shape, where + ".cache.shape").forEach((d, k) =>
@@ -267,15 +233,15 @@ function checkTrace(doc) {
     object(s.repeat_kv, where + ".repeat_kv");
     for (const key of ["ops", "bytes", "read_bytes"])
       index(s.repeat_kv[key], where + ".repeat_kv." + key);
-    list(s.top_k || [], where + ".top_k").forEach((t, k) =>
-      candidate(t, where + ".top_k[" + k + "]"),
+    list(s.top_k || [], where + ".top_k").forEach((c, k) =>
+      candidate(c, where + ".top_k[" + k + "]"),
     );
     if (s.next !== null && s.next !== undefined) candidate(s.next, where + ".next");
     list(s.snapshots, where + ".snapshots").forEach((snap, k) => {
       const at = where + ".snapshots[" + k + "]";
       object(snap, at);
       if (!SNAPSHOT_NAMES.includes(snap.name))
-        fail(at + ".name must be one of " + SNAPSHOT_NAMES.join(", ") + ", not " + show(snap.name));
+        fail(t("check.snap_name", { at, names: SNAPSHOT_NAMES.join(", "), v: show(snap.name) }));
       index(snap.layer, at + ".layer", c.n_layers);
       list(snap.shape, at + ".shape").forEach((d, j) => index(d, at + ".shape[" + j + "]"));
       const n = snap.shape.reduce((a, b) => a * b, 1);
@@ -285,55 +251,42 @@ function checkTrace(doc) {
           index(h, at + ".heads[" + j + "]", limit),
         );
         if (snap.heads && snap.heads.length && snap.heads.length !== snap.shape[1])
-          fail(at + " lists " + snap.heads.length + " heads for shape [" + snap.shape + "]");
+          fail(t("check.snap_heads", { at, n: snap.heads.length, shape: String(snap.shape) }));
         if (snap.shape[2] !== rows.count)
-          fail(at + " has " + snap.shape[2] + " query rows, but the step records " + rows.count);
+          fail(t("check.snap_rows", { at, n: snap.shape[2], rows: rows.count }));
         if (/scores|softmax/.test(snap.name) && snap.shape[3] !== s.keys.count)
-          fail(at + " has " + snap.shape[3] + " keys, but the step attends over " + s.keys.count);
+          fail(t("check.snap_keys", { at, n: snap.shape[3], keys: s.keys.count }));
       }
       for (const field of ["data", "grad"]) {
         if (field === "grad" && snap[field] === undefined) continue;
         // Version 2 packs the values in a base64 string: unpack it here.
         if (typeof snap[field] === "string") {
           const values = unpackValues(snap[field], doc.dtype);
-          if (values === null)
-            fail(
-              at +
-                "." +
-                field +
-                " is neither a list of numbers nor base64 of " +
-                doc.dtype +
-                " values",
-            );
+          if (values === null) fail(t("check.base64", { at: at + "." + field, dtype: doc.dtype }));
           snap[field] = values;
         }
         const v = snap[field];
         if (!(Array.isArray(v) || ArrayBuffer.isView(v)) || v.length !== n)
           fail(
-            at +
-              " (" +
-              snap.name +
-              ", layer " +
-              snap.layer +
-              ") has " +
-              (Array.isArray(v) ? v.length : "no") +
-              " values" +
-              (field === "grad" ? " of grad" : "") +
-              " for shape [" +
-              snap.shape +
-              "]",
+            t(field === "grad" ? "check.grad_count" : "check.value_count", {
+              at,
+              name: snap.name,
+              layer: snap.layer,
+              n: Array.isArray(v) ? v.length : t("check.no"),
+              shape: String(snap.shape),
+            }),
           );
         if (Array.isArray(v))
           for (let j = 0; j < v.length; j++)
             if (typeof v[j] !== "number" && v[j] !== null)
-              fail(at + "." + field + "[" + j + "] must be a number or null, not " + show(v[j]));
+              fail(t("check.value", { at: at + "." + field + "[" + j + "]", v: show(v[j]) }));
       }
     });
     const graph = object(s.graph, where + ".graph");
     list(graph.nodes, where + ".graph.nodes").forEach((nd, k) => {
       const at = where + ".graph.nodes[" + k + "]";
       object(nd, at);
-      if (nd.id !== k) fail(at + ".id must be " + k + ", not " + show(nd.id));
+      if (nd.id !== k) fail(t("check.node_id", { at, k, v: show(nd.id) }));
       string(nd.op, at + ".op");
       list(nd.inputs, at + ".inputs").forEach((x, j) => index(x, at + ".inputs[" + j + "]", k));
       list(nd.shape, at + ".shape").forEach((d, j) => index(d, at + ".shape[" + j + "]"));

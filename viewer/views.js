@@ -281,7 +281,7 @@ function drawLegend(container, scale, lo, hi, label, note) {
   container.replaceChildren(
     el("span", { class: "legend-label", text: label }),
     c,
-    el("span", { class: "hint", text: note || "grey: masked" }),
+    el("span", { class: "hint", text: note || t("legend.masked") }),
   );
   container.dataset.lo = String(lo);
   container.dataset.hi = String(hi);
@@ -292,7 +292,7 @@ function drawLegend(container, scale, lo, hi, label, note) {
 // scientific notation (3 digits) under 1e-3 and from 1e5 up; null is a
 // masked score.
 function fmt(v) {
-  if (v === null) return "masked (-inf)";
+  if (v === null) return t("fmt.masked");
   if (v === undefined) return "-";
   if (typeof v !== "number") return String(v);
   if (!Number.isFinite(v)) return v > 0 ? "inf" : v < 0 ? "-inf" : "nan";
@@ -513,7 +513,7 @@ function drawLines(canvas, series, xLabel, emptyText, opts) {
     ctx.translate(16, (top + h - bottom) / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "middle";
-    ctx.fillText(opts.yTitle + (log ? " (log scale)" : ""), 0, 0);
+    ctx.fillText(opts.yTitle + (log ? t("chart.log") : ""), 0, 0);
     ctx.restore();
   }
   let lx = left;

@@ -10,7 +10,14 @@ import vm from "node:vm";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const page = vm.createContext({});
+// i18n.js first, as in the page: the messages come from its table (English here).
+const page = vm.createContext({
+  location: { hash: "" },
+  navigator: { languages: ["en"] },
+  document: { documentElement: { dataset: {} }, querySelectorAll: () => [] },
+  URLSearchParams,
+});
+vm.runInContext(fs.readFileSync(path.join(root, "viewer/i18n.js"), "utf8"), page);
 vm.runInContext('const TRACE_FORMAT = "glassllm-trace"; const TRACE_VERSIONS = [1, 2];', page);
 vm.runInContext(fs.readFileSync(path.join(root, "viewer/trace_check.js"), "utf8"), page);
 
