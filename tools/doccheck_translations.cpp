@@ -28,7 +28,9 @@ constexpr std::size_t kTopLines = 5;
 const std::string kToEnglish = "In English: ";
 const std::string kToPortuguese = "Em português: ";
 
-fs::path normal(const fs::path& p) { return fs::weakly_canonical(p).lexically_normal(); }
+fs::path normal(const fs::path& p) {
+  return fs::weakly_canonical(p).lexically_normal();
+}
 
 // The pages the line starting with `marker` near the top of `page` links to
 // (relative links only, resolved from the page's folder); `found` says
@@ -110,8 +112,9 @@ int doccheck::check_translations(const fs::path& src, int& checked) {
         report(page, "'" + kToPortuguese + "' links to " + translation.string() +
                          ", which is not a page of docs/pt/");
       else if (!links_to(marked_links(translation, kToEnglish, back), page))
-        report(translation, "'" + kToEnglish + "' does not link back to " + page.string() +
-                                ", which links to it with '" + kToPortuguese + "'");
+        report(translation, "'" + kToEnglish + "' does not link back to " +
+                                page.string() + ", which links to it with '" +
+                                kToPortuguese + "'");
     }
   }
   return missing;
