@@ -72,7 +72,8 @@ set_tests_properties(tokenizer_parity PROPERTIES TIMEOUT 300)
 set_tests_properties(cli_real_models PROPERTIES TIMEOUT 1500)
 
 # The docs quote examples/ and show their output; doccheck keeps them in step.
-add_executable(doccheck tools/doccheck.cpp tools/doccheck_links.cpp)
+add_executable(doccheck tools/doccheck.cpp tools/doccheck_links.cpp
+  tools/doccheck_translations.cpp)
 add_test(NAME docs_in_sync
   COMMAND doccheck ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR})
 # doccheck's comparison rule itself, on the small pages in tests/data/doccheck/.
@@ -81,6 +82,10 @@ add_test(NAME doccheck_rule
 # ... and its check of relative links and anchors, on tests/data/doccheck/links/.
 add_test(NAME doccheck_links
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/doccheck_links.sh $<TARGET_FILE:doccheck>)
+# ... and its check that the pages of docs/pt/ and their English pages link to
+# each other.
+add_test(NAME doccheck_translations
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/doccheck_translations.sh $<TARGET_FILE:doccheck>)
 
 # The layer check itself (cmake/check_layers.cmake), on trees that break
 # each of its rules and one that keeps them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lesson.sh N [--no-pause] [--dir DIR]: runs lesson N's commands
+# lesson.sh N [--no-pause] [--dir DIR] [--lang pt]: runs lesson N's commands
 # (docs/teaching/lesson-N-*.md) in the order the plan shows them, each
 # printed before its output, and waits for Enter between steps, so that a
 # teacher can rehearse a lesson, or present it, from one terminal.
@@ -12,26 +12,34 @@
 # is 1 if any failed.
 #   --no-pause   do not wait between steps (a rehearsal, or a test)
 #   --dir DIR    run the commands in DIR instead (it needs build/ and models/)
+#   --lang pt    read the Portuguese plan, docs/pt/ensino/aula-N-*.md (the
+#                same commands; the runner's own lines stay English)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { echo "lesson.sh: $1 (usage: scripts/lesson.sh N [--no-pause] [--dir DIR])" >&2; exit 2; }
+usage() { echo "lesson.sh: $1 (usage: scripts/lesson.sh N [--no-pause] [--dir DIR] [--lang en|pt])" >&2; exit 2; }
 [ $# -ge 1 ] || usage "which lesson?"
 n=$1; shift
-pause=yes dir=$root
+pause=yes dir=$root lang=en
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-pause) pause=no ;;
     --dir) [ $# -ge 2 ] || usage "--dir needs a folder"; dir=$2; shift ;;
+    --lang) [ $# -ge 2 ] || usage "--lang needs en or pt"; lang=$2; shift ;;
     *) usage "unknown option '$1'" ;;
   esac
   shift
 done
 [[ $n =~ ^[0-9]+$ ]] || usage "N must be a lesson number, not '$n'"
+case "$lang" in
+  en) folder=docs/teaching prefix=lesson ;;
+  pt) folder=docs/pt/ensino prefix=aula ;;
+  *) usage "--lang must be en or pt, not '$lang'" ;;
+esac
 shopt -s nullglob
-plans=("$root"/docs/teaching/lesson-"$n"-*.md)
+plans=("$root/$folder/$prefix-$n"-*.md)
 if [ ${#plans[@]} -ne 1 ]; then
-  echo "lesson.sh: no lesson $n; the lessons are:" >&2
-  for p in "$root"/docs/teaching/lesson-*.md; do echo "  $(basename "$p" .md)" >&2; done
+  echo "lesson.sh: no lesson $n in $folder; the lessons are:" >&2
+  for p in "$root/$folder/$prefix"-*.md; do echo "  $(basename "$p" .md)" >&2; done
   exit 2
 fi
 [ -d "$dir" ] || { echo "lesson.sh: --dir $dir is not a folder" >&2; exit 2; }

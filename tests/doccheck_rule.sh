@@ -65,4 +65,15 @@ sed -i 's/^loss 4.5911 after 12 steps in float64$/&&&/' "$work/wide/docs/teachin
 out=$("$doccheck" "$work/wide" "$data/build" 2>&1) && fail "a 111-column lesson line passed: $out"
 grep -q "lesson.md:5: 111 columns; a lesson's command must print at most 100" <<<"$out" ||
   fail "the wide line was not named: $out"
+# The same rule holds for the Portuguese lesson plans, docs/pt/ensino/, and
+# for no other folder named ensino or pt.
+mkdir -p "$work/wide-pt/docs/pt/ensino" "$work/wide-pt/docs/ensino" "$work/wide-pt/docs/pt/outro"
+cp "$work/wide/docs/teaching/lesson.md" "$work/wide-pt/docs/pt/ensino/aula.md"
+out=$("$doccheck" "$work/wide-pt" "$data/build" 2>&1) && fail "a 111-column pt lesson line passed: $out"
+grep -q "ensino/aula.md:5: 111 columns; a lesson's command must print at most 100" <<<"$out" ||
+  fail "the wide pt line was not named: $out"
+mv "$work/wide-pt/docs/pt/ensino/aula.md" "$work/wide-pt/docs/ensino/aula.md"
+cp "$work/wide-pt/docs/ensino/aula.md" "$work/wide-pt/docs/pt/outro/aula.md"
+out=$("$doccheck" "$work/wide-pt" "$data/build" 2>&1)
+grep -q "columns" <<<"$out" && fail "a page outside the lesson folders was held to 100 columns: $out"
 echo "doccheck_rule: OK"

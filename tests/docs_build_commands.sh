@@ -20,6 +20,12 @@ mkdir -p "$work/tree/docs" "$work/tree/scripts"
 printf 'Then:\n\n    make -C build glassllm_exercises\n' >"$work/tree/docs/page.md"
 [ "$(make_lines "$work/tree")" = "$work/tree/docs/page.md:3:    make -C build glassllm_exercises" ] ||
   fail "the planted 'make -C build' was not found: $(make_lines "$work/tree")"
+# ... also in the Portuguese pages, in a folder under docs/ ...
+mkdir -p "$work/tree/docs/pt/ensino"
+printf 'Depois:\n\n    make -C build glassllm_exercises\n' >"$work/tree/docs/pt/ensino/aula.md"
+grep -qxF "$work/tree/docs/pt/ensino/aula.md:3:    make -C build glassllm_exercises" \
+  <<<"$(make_lines "$work/tree")" ||
+  fail "the planted 'make -C build' in docs/pt/ was not found: $(make_lines "$work/tree")"
 
 # ... and the project has none.
 found=$(make_lines "$1")

@@ -13,9 +13,9 @@
 // fence may raise the rounding level for one block:
 //     ```console rounding level below 1e-4
 // A training run's figures differ from machine to machine, so its block is
-// checked by a looser rule (training_lines_match). In docs/teaching/ (the
-// lesson plans, shown on a projector) no line of a command block may be
-// wider than 100 columns.
+// checked by a looser rule (training_lines_match). In the lesson plans,
+// docs/teaching/ and their Portuguese edition docs/pt/ensino/ (shown on a
+// projector), no line of a command block may be wider than 100 columns.
 //
 // Usage: doccheck SOURCE_DIR BUILD_DIR [--update]
 // Without --update it reports every stale block and exits 1; with --update it
@@ -23,7 +23,8 @@
 // and leaves the others as they are.
 //
 // doccheck also checks every relative link and #anchor of README.md and docs/
-// (doccheck_links.cpp).
+// (doccheck_links.cpp), and that the pages of docs/pt/ and their English pages
+// link to each other (doccheck_translations.cpp).
 #include "doccheck.h"
 
 #include <algorithm>
@@ -329,10 +330,18 @@ void refuse_hidden_marker(const std::string& line, const std::string& where) {
                                "```console block: $ ./build/...");
 }
 
+// A lesson plan, shown on a projector: a page of docs/teaching/ or of its
+// Portuguese edition, docs/pt/ensino/.
+bool lesson_page(const fs::path& page) {
+  const fs::path folder = page.parent_path();
+  return folder.filename() == "teaching" ||
+         (folder.filename() == "ensino" && folder.parent_path().filename() == "pt");
+}
+
 // Lines of a lesson plan's command block wider than a projector shows.
 int too_wide(const fs::path& page, std::size_t open,
              const std::vector<std::string>& shown) {
-  if (page.parent_path().filename() != "teaching") return 0;
+  if (!lesson_page(page)) return 0;
   int wide = 0;
   for (std::size_t k = 0; k < shown.size(); ++k)
     if (shown[k].size() > kProjectorColumns) {
@@ -463,15 +472,19 @@ int main(int argc, char** argv) {
   if (tally.wide)
     std::cout << "doccheck: " << tally.wide << " lesson lines over " << kProjectorColumns
               << " columns\n";
-  int links = 0, broken = 0;
+  int links = 0, broken = 0, paired = 0, unpaired = 0;
   try {
     broken = doccheck::check_links(src, links);
+    unpaired = doccheck::check_translations(src, paired);
   } catch (const std::exception& e) {
     std::cerr << "doccheck: " << e.what() << "\n";
     return 1;
   }
   if (links)
     std::cout << "doccheck: " << links << " relative links, " << broken << " broken\n";
-  if (broken || tally.wide) return 1;  // --update can fix neither
+  if (paired)
+    std::cout << "doccheck: " << paired << " translated pages and links, " << unpaired
+              << " without their partner's link\n";
+  if (broken || tally.wide || unpaired) return 1;  // --update can fix none of them
   return tally.stale && !update ? 1 : 0;
 }

@@ -22,4 +22,10 @@ inline std::vector<std::string> read_lines(const std::filesystem::path& p) {
 // checked and returns how many are broken.
 int check_links(const std::filesystem::path& src, int& checked);
 
+// Checks that every page of docs/pt/ under src and its English page link to
+// each other ("In English: " and "Em português: " lines at the top); prints
+// each page that lacks its link as "FILE: why", adds the pages and links
+// seen to checked and returns how many links are missing.
+int check_translations(const std::filesystem::path& src, int& checked);
+
 }  // namespace doccheck
