@@ -521,7 +521,7 @@ TEST_CASE("in Portuguese, exercise 6's planted mistake gets the same checks and 
   CHECK(text.find("hint") == std::string::npos);
   CHECK(text.find(
             "-> n_rep 2, (2,2,3,4): entrada 0 (x, (2,2,3,4)) no índice (0,0,0,0): com "
-            "dout = 1 em toda\n") != std::string::npos);
+            "dout = 1 em toda parte,\n") != std::string::npos);
   CHECK(text.find("Exercício 6 (ex06_repeat_kv): FALHOU\n") != std::string::npos);
   // The gradient table's columns stay aligned with accented headers: the
   // header's "analítico" ends where the rows' analytic values end.
