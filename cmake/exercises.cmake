@@ -10,7 +10,7 @@
 set(GLASSLLM_EXERCISES ex01_elementwise ex02_broadcasting ex03_reductions ex04_softmax
   ex05_matmul ex06_repeat_kv ex07_rmsnorm ex08_rope ex09_kv_cache ex10_grouped_attention)
 add_library(glassllm_grader STATIC exercises/grader.cpp exercises/grader_model.cpp
-  exercises/hints.cpp)
+  exercises/hints.cpp exercises/messages.cpp)
 target_include_directories(glassllm_grader PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(glassllm_grader PUBLIC glassllm)
 if(GLASSLLM_TESTS)
@@ -57,7 +57,10 @@ endif()
 add_test(NAME grader_copied_tree
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/grader_copied_tree.sh
     $<TARGET_FILE:glassllm_exercises_stubs>)
-set_tests_properties(grader_copied_tree PROPERTIES LABELS stubs)
+# The tests that read the graders' English say so (messages.h: the language
+# comes from the environment).
+set_tests_properties(grader_copied_tree PROPERTIES LABELS stubs
+  ENVIRONMENT "GLASSLLM_LANG=en")
 file(GLOB GLASSLLM_STUDENT_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises/student/ex*.cpp)
 foreach(ex ${GLASSLLM_EXERCISES})
   string(SUBSTRING ${ex} 0 4 tag)  # ex05
@@ -66,7 +69,8 @@ foreach(ex ${GLASSLLM_EXERCISES})
   add_test(NAME stub_${tag}_fails
     COMMAND bash ${PROJECT_SOURCE_DIR}/exercises/check_stub.sh
       $<TARGET_FILE:glassllm_exercises_stubs> ${n})
-  set_tests_properties(stub_${tag}_fails PROPERTIES LABELS stubs)
+  set_tests_properties(stub_${tag}_fails PROPERTIES LABELS stubs
+    ENVIRONMENT "GLASSLLM_LANG=en")
   if(GLASSLLM_HAVE_SOLUTIONS)
     add_test(NAME solution_${tag} COMMAND glassllm_exercises_solutions ${n})
     set_tests_properties(solution_${tag} PROPERTIES LABELS solutions)
@@ -101,4 +105,14 @@ if(GLASSLLM_HAVE_SOLUTIONS AND GLASSLLM_TESTS)
     COMMAND bash ${PROJECT_SOURCE_DIR}/tests/planted_mistakes.sh ${PROJECT_SOURCE_DIR}
       $<TARGET_FILE:glassllm_exercises_planted>)
   set_tests_properties(planted_mistakes PROPERTIES LABELS solutions)
+  # ... and in Brazilian Portuguese (tests/planted_mistakes_pt.txt).
+  add_test(NAME planted_mistakes_pt
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/planted_mistakes.sh ${PROJECT_SOURCE_DIR}
+      $<TARGET_FILE:glassllm_exercises_planted> pt)
+  set_tests_properties(planted_mistakes_pt PROPERTIES LABELS solutions)
+  # Which language the environment chooses (messages.h).
+  add_test(NAME grader_language
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/grader_language.sh
+      $<TARGET_FILE:glassllm_exercises_planted> $<TARGET_FILE:glassllm_exercises_stubs>)
+  set_tests_properties(grader_language PROPERTIES LABELS solutions)
 endif()

@@ -20,14 +20,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "exercises/messages.h"
 #include "glassllm/glassllm.h"
 
 namespace glassllm::exercises {
 
-/// What an unfinished exercise throws; the grader prints its message.
+/// What an unfinished exercise throws; the grader prints its message (in the
+/// grader's language, messages.h).
 struct NotImplemented : std::logic_error {
   explicit NotImplemented(int exercise)
-      : std::logic_error("Exercise " + std::to_string(exercise) + ": not implemented") {}
+      : std::logic_error(tr("run.not_implemented", {{"n", std::to_string(exercise)}})) {}
 };
 
 // ---- Exercise 1: elementwise backward (ex01_elementwise.cpp) -----------------

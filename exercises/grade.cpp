@@ -15,6 +15,7 @@
 
 #include "exercises/exercises.h"
 #include "exercises/grader.h"
+#include "exercises/messages.h"
 
 using namespace glassllm::exercises;
 namespace fs = std::filesystem;
@@ -33,13 +34,11 @@ bool built_for_this_tree(std::ostream& err) {
   const fs::path built = fs::weakly_canonical(GLASSLLM_GRADER_BUILD_DIR, ec);
   if (here == built) return true;
   const fs::path tree = here.parent_path();
-  err << "This grader was built in " << built.string() << " for the sources in "
-      << GLASSLLM_GRADER_SOURCE_DIR << ", but it runs from " << here.string()
-      << ".\nThe tree was copied after it was configured, so `cmake --build build` would "
-         "compile the original's exercises/student/, never yours.\nConfigure the copy "
-         "once, then grade:\n  rm -rf "
-      << here.string() << "\n  cmake -S " << tree.string() << " -B " << here.string()
-      << " -DCMAKE_BUILD_TYPE=Release\n  cmake --build " << here.string()
+  err << tr("copied_tree", {{"built", built.string()},
+                            {"source", GLASSLLM_GRADER_SOURCE_DIR},
+                            {"here", here.string()}})
+      << "\n  rm -rf " << here.string() << "\n  cmake -S " << tree.string() << " -B "
+      << here.string() << " -DCMAKE_BUILD_TYPE=Release\n  cmake --build " << here.string()
       << " --target glassllm_exercises\n";
   return false;
 }
@@ -49,28 +48,27 @@ bool built_for_this_tree(std::ostream& err) {
 int main(int argc, char** argv) {
   if (!built_for_this_tree(std::cerr)) return 2;
   const std::vector<Exercise> all{
-      {1, "ex01_elementwise", "elementwise backward (mul, exp, silu)",
+      {1, "ex01_elementwise", tr("title.1"),
        [](std::ostream& o) { return grade_elementwise(my_mul, my_exp, my_silu, o); }},
-      {2, "ex02_broadcasting", "broadcasting backward (summing back to an input's shape)",
+      {2, "ex02_broadcasting", tr("title.2"),
        [](std::ostream& o) {
          return grade_broadcasting(my_sum_to_shape, my_mul_broadcast, o);
        }},
-      {3, "ex03_reductions", "reductions (mean, max)",
+      {3, "ex03_reductions", tr("title.3"),
        [](std::ostream& o) { return grade_reductions(my_mean, my_max, o); }},
-      {4, "ex04_softmax", "softmax backward",
+      {4, "ex04_softmax", tr("title.4"),
        [](std::ostream& o) { return grade_softmax(my_softmax, o); }},
-      {5, "ex05_matmul", "batched matmul backward",
+      {5, "ex05_matmul", tr("title.5"),
        [](std::ostream& o) { return grade_matmul(my_matmul, o); }},
-      {6, "ex06_repeat_kv", "repeat_kv backward (the summed copies)",
+      {6, "ex06_repeat_kv", tr("title.6"),
        [](std::ostream& o) { return grade_repeat_kv(my_repeat_kv, o); }},
-      {7, "ex07_rmsnorm", "RMSNorm backward",
+      {7, "ex07_rmsnorm", tr("title.7"),
        [](std::ostream& o) { return grade_rmsnorm(my_rmsnorm, o); }},
-      {8, "ex08_rope", "RoPE backward",
+      {8, "ex08_rope", tr("title.8"),
        [](std::ostream& o) { return grade_rope(my_rope, o); }},
-      {9, "ex09_kv_cache", "the K/V cache append (incremental == full)",
+      {9, "ex09_kv_cache", tr("title.9"),
        [](std::ostream& o) { return grade_kv_cache(my_cache_append, o); }},
-      {10, "ex10_grouped_attention",
-       "grouped attention (== repeat_kv, values and gradients)",
+      {10, "ex10_grouped_attention", tr("title.10"),
        [](std::ostream& o) { return grade_grouped_attention(my_grouped_attention, o); }},
   };
   std::string arg = argc == 2 ? argv[1] : "";
@@ -83,8 +81,9 @@ int main(int argc, char** argv) {
   long n = std::strtol(arg.c_str(), &end, 10);
   bool number = !arg.empty() && *end == '\0' && n >= 1 && n <= long(all.size());
   if (arg != "all" && !number) {
-    std::cerr << "usage: " << argv[0] << " N | all | list   (N from 1 to " << all.size()
-              << ")\n";
+    std::cerr << tr("usage",
+                    {{"program", argv[0]}, {"count", std::to_string(all.size())}})
+              << "\n";
     return 2;
   }
   int passed = 0, run = 0;
@@ -94,6 +93,10 @@ int main(int argc, char** argv) {
     passed += run_exercise(e, std::cout) ? 1 : 0;
     ++run;
   }
-  if (run > 1) std::cout << "\n" << passed << " of " << run << " exercises pass\n";
+  if (run > 1)
+    std::cout << "\n"
+              << tr("summary",
+                    {{"passed", std::to_string(passed)}, {"run", std::to_string(run)}})
+              << "\n";
   return passed == run ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 
 #include "exercises/exercises.h"
 #include "exercises/grader_checks.h"
+#include "exercises/messages.h"
 
 namespace glassllm::exercises {
 
@@ -30,8 +31,8 @@ bool grade_elementwise(const BinaryFn& my_mul, const UnaryFn& my_exp,
       "forward: my_silu == silu", [&] { return my_silu(x); }, silu(x));
   c.grad("my_mul (2,3)*(2,3)", [&](const auto& in) { return my_mul(in[0], in[1]); },
          {a, b});
-  c.grad("my_mul(x, x): used twice", [&](const auto& in) { return my_mul(in[0], in[0]); },
-         {a});
+  c.grad(tr("check.used_twice", {{"expr", "my_mul(x, x)"}}),
+         [&](const auto& in) { return my_mul(in[0], in[0]); }, {a});
   c.grad("my_exp", [&](const auto& in) { return my_exp(in[0]); }, {x});
   c.grad("my_exp(my_exp(x))", [&](const auto& in) { return my_exp(my_exp(in[0])); },
          {randn64({5}, 4)});
@@ -60,10 +61,10 @@ bool grade_broadcasting(
   }
   auto mb = [&](const std::vector<Tensor>& in) { return my_mul_broadcast(in[0], in[1]); };
   c.grad("(4,1,3) * (2,3)", mb, {randn64({4, 1, 3}, 6), randn64({2, 3}, 7)});
-  c.grad("(2,3) * () scalar", mb, {randn64({2, 3}, 8), randn64({}, 9)});
+  c.grad(tr("ex2.scalar"), mb, {randn64({2, 3}, 8), randn64({}, 9)});
   c.grad("(3,1) * (1,4)", mb, {randn64({3, 1}, 10), randn64({1, 4}, 11)});
   c.grad("(2,3) * (2,3)", mb, {randn64({2, 3}, 12), randn64({2, 3}, 13)});
-  c.grad("x * (x * y): x used twice",
+  c.grad(tr("check.x_used_twice", {{"expr", "x * (x * y)"}}),
          [&](const auto& in) {
            return my_mul_broadcast(in[0], my_mul_broadcast(in[0], in[1]));
          },
@@ -84,7 +85,8 @@ bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& my_
   };
   const std::vector<Case> cases{{0, false}, {1, true}, {-1, false}, {-1, true}};
   for (const Case& k : cases) {
-    std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? ", keepdims" : "");
+    std::string tag =
+        tr("word.axis") + " " + std::to_string(k.axis) + (k.keepdims ? ", keepdims" : "");
     c.close(
         "forward: my_mean == mean, " + tag,
         [&] { return my_mean(x, k.axis, k.keepdims); }, mean(x, {k.axis}, k.keepdims));
@@ -93,20 +95,23 @@ bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& my_
         max(x, k.axis, k.keepdims));
   }
   for (const Case& k : cases) {
-    std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
+    std::string tag =
+        tr("word.axis") + " " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
     c.grad("my_mean " + tag,
            [&](const auto& in) { return my_mean(in[0], k.axis, k.keepdims); }, {x});
   }
   for (const Case& k : cases) {
-    std::string tag = "axis " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
+    std::string tag =
+        tr("word.axis") + " " + std::to_string(k.axis) + (k.keepdims ? " keep" : "");
     c.grad("my_max " + tag,
            [&](const auto& in) { return my_max(in[0], k.axis, k.keepdims); }, {x});
   }
-  c.grad("my_max(x) * x: used twice",
+  c.grad(tr("check.used_twice", {{"expr", "my_max(x) * x"}}),
          [&](const auto& in) { return my_max(in[0], 1, true) * in[0]; }, {x});
   // A tie is not differentiable, so no finite differences there: check the
   // rule itself. max of [1, 3, 3] along its axis; each 3 gets half of dout.
-  c.guarded("my_max tie [1,3,3]: gradient [0,0.5,0.5]", [&] {
+  const std::string tie = tr("ex3.tie");
+  c.guarded(tie, [&] {
     Tensor t = tensor({1.0, 3.0, 3.0}, DType::float64).requires_grad_();
     my_max(t, 0, false).backward();
     std::vector<double> g =
@@ -114,8 +119,8 @@ bool grade_reductions(const std::function<Tensor(const Tensor&, int, bool)>& my_
     bool ok = g.size() == 3 && g[0] == 0 && g[1] == 0.5 && g[2] == 0.5;
     std::string seen = g.size() == 3 ? "[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) +
                                            "," + fmt("%g", g[2]) + "]"
-                                     : "no gradient";
-    c.expect("my_max tie [1,3,3]: gradient [0,0.5,0.5]", ok, "got " + seen);
+                                     : tr("check.no_gradient");
+    c.expect(tie, ok, tr("check.got", {{"seen", seen}}));
   });
   return c.passed();
 }
@@ -127,15 +132,19 @@ bool grade_softmax(const std::function<Tensor(const Tensor&, int)>& my_softmax,
   Checker c(out);
   Tensor x = randn64({3, 5}, 17) * 2.0, y = randn64({2, 3, 4}, 18);
   c.close(
-      "forward: my_softmax == softmax, axis -1", [&] { return my_softmax(x, -1); },
-      softmax(x, -1));
+      "forward: my_softmax == softmax, " + tr("word.axis") + " -1",
+      [&] { return my_softmax(x, -1); }, softmax(x, -1));
   c.close(
-      "forward: my_softmax == softmax, axis 1", [&] { return my_softmax(y, 1); },
-      softmax(y, 1));
-  c.grad("(3,5) axis -1", [&](const auto& in) { return my_softmax(in[0], -1); }, {x});
-  c.grad("(2,3,4) axis 1", [&](const auto& in) { return my_softmax(in[0], 1); }, {y});
-  c.grad("(2,3,4) axis 0", [&](const auto& in) { return my_softmax(in[0], 0); }, {y});
-  c.grad("softmax(x) * x: used twice",
+      "forward: my_softmax == softmax, " + tr("word.axis") + " 1",
+      [&] { return my_softmax(y, 1); }, softmax(y, 1));
+  const std::string axis = tr("word.axis");
+  c.grad("(3,5) " + axis + " -1", [&](const auto& in) { return my_softmax(in[0], -1); },
+         {x});
+  c.grad("(2,3,4) " + axis + " 1", [&](const auto& in) { return my_softmax(in[0], 1); },
+         {y});
+  c.grad("(2,3,4) " + axis + " 0", [&](const auto& in) { return my_softmax(in[0], 0); },
+         {y});
+  c.grad(tr("check.used_twice", {{"expr", "softmax(x) * x"}}),
          [&](const auto& in) { return my_softmax(in[0], -1) * in[0]; }, {x});
   return c.passed();
 }
@@ -153,7 +162,8 @@ bool grade_matmul(const BinaryFn& my_matmul, std::ostream& out) {
   c.grad("(2,1,3,4) @ (3,4,2): batch", mm,
          {randn64({2, 1, 3, 4}, 23), randn64({3, 4, 2}, 24)});
   c.grad("(3,4) @ (2,4,5): batch", mm, {randn64({3, 4}, 25), randn64({2, 4, 5}, 26)});
-  c.grad("x @ x: used twice", [&](const auto& in) { return my_matmul(in[0], in[0]); },
+  c.grad(tr("check.used_twice", {{"expr", "x @ x"}}),
+         [&](const auto& in) { return my_matmul(in[0], in[0]); },
          {randn64({2, 3, 3}, 27)});
   return c.passed();
 }
@@ -170,7 +180,7 @@ bool grade_repeat_kv(
   // the right sum is [[11,11],[1100,1100]]; summing the copies in the tiled
   // order (heads 0 and 2, then 1 and 3) gives [[101,101],[1010,1010]], and
   // keeping one copy [[1,1],[100,100]]: every usual mistake shows.
-  const std::string walk = "walkthrough: dout 1,10,100,1000 per output head";
+  const std::string walk = tr("ex6.walk");
   c.guarded(walk, [&] {
     Tensor x = tensor({{{{1.0, 2.0}}, {{3.0, 4.0}}}}, DType::float64).requires_grad_();
     Tensor head_weight = tensor({{{{1.0}}, {{10.0}}, {{100.0}}, {{1000.0}}}},
@@ -178,13 +188,13 @@ bool grade_repeat_kv(
     sum(my_repeat_kv(x, 2) * head_weight).backward();
     std::vector<double> g =
         x.grad().defined() ? x.grad().to_vector() : std::vector<double>{};
-    std::string seen = "no gradient";
+    std::string seen = tr("check.no_gradient");
     if (g.size() == 4)
       seen = "[[" + fmt("%g", g[0]) + "," + fmt("%g", g[1]) + "],[" + fmt("%g", g[2]) +
              "," + fmt("%g", g[3]) + "]]";
     bool ok = g == std::vector<double>{11, 11, 1100, 1100};
     c.expect(walk, ok,
-             "x = [[1,2],[3,4]]: got dx " + seen + ", expected [[11,11],[1100,1100]]");
+             tr("ex6.walk_detail", {{"got", tr("ex6.got_dx", {{"seen", seen}})}}));
   });
   Tensor x = randn64({2, 2, 3, 4}, 28);
   c.close(
@@ -196,7 +206,7 @@ bool grade_repeat_kv(
          {randn64({1, 2, 2, 3}, 29)});
   c.grad("n_rep 1, (1,3,2,2)", [&](const auto& in) { return my_repeat_kv(in[0], 1); },
          {randn64({1, 3, 2, 2}, 30)});
-  c.grad("r(x) * r(x): used twice",
+  c.grad(tr("check.used_twice", {{"expr", "r(x) * r(x)"}}),
          [&](const auto& in) { return my_repeat_kv(in[0], 2) * my_repeat_kv(in[0], 2); },
          {randn64({1, 2, 2, 3}, 31)});
   return c.passed();
@@ -219,7 +229,7 @@ bool grade_rmsnorm(const std::function<Tensor(const Tensor&, double)>& my_rmsnor
   // second term fails; the hints tell the two mistakes apart by this check.
   c.grad("(3,1) D=1 eps 0.5", [&](const auto& in) { return my_rmsnorm(in[0], 0.5); },
          {randn64({3, 1}, 36)});
-  c.grad("rmsnorm(x) * x: used twice",
+  c.grad(tr("check.used_twice", {{"expr", "rmsnorm(x) * x"}}),
          [&](const auto& in) { return my_rmsnorm(in[0], 1e-5) * in[0]; }, {y});
   return c.passed();
 }
@@ -241,12 +251,11 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
   // Position 0 only: cos is 1 and sin is 0, so the backward is dout whatever
   // rotate_half^T does; a backward that swapped cos and sin fails here, one
   // with the wrong rotation passes (the hints tell them apart by this check).
-  c.grad("(1,1,1,8) position 0 only",
-         [&](const auto& in) { return my_rope(in[0], 0, 10000.0); },
+  c.grad(tr("ex8.position0"), [&](const auto& in) { return my_rope(in[0], 0, 10000.0); },
          {randn64({1, 1, 1, 8}, 37)});
   c.grad("(2,3,4) start 7 theta 100",
          [&](const auto& in) { return my_rope(in[0], 7, 100.0); }, {y});
-  c.grad("my_rope(x) * x: used twice",
+  c.grad(tr("check.used_twice", {{"expr", "my_rope(x) * x"}}),
          [&](const auto& in) { return my_rope(in[0], 3, 10000.0) * in[0]; }, {y});
   return c.passed();
 }
@@ -255,15 +264,25 @@ bool grade_rope(const std::function<Tensor(const Tensor&, std::size_t, double)>&
 
 namespace {
 
-// A report line wider than a projector shows (100 columns) is broken at
-// spaces; its continuation lines are indented 4 more than the line.
+// A report line wider than a projector shows (100 columns, counted in
+// characters) is broken at spaces; its continuation lines are indented 4
+// more than the line.
+// The byte where column `col` (from 0) of s starts: UTF-8 letters may take
+// more than one byte. s.size() when s is narrower.
+std::size_t byte_of_column(const std::string& s, std::size_t col) {
+  std::size_t byte = 0;
+  for (std::size_t seen = 0; byte < s.size(); ++byte)
+    if ((static_cast<unsigned char>(s[byte]) & 0xC0) != 0x80 && seen++ == col) break;
+  return byte;
+}
+
 std::string wrapped(const std::string& text, std::size_t width = 100) {
   std::ostringstream out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     const std::size_t indent = line.find_first_not_of(' ') + 4;
-    while (line.size() > width) {
-      std::size_t cut = line.rfind(' ', width);
+    while (columns(line) > width) {
+      std::size_t cut = line.rfind(' ', byte_of_column(line, width));
       if (cut == std::string::npos || cut <= indent) break;  // one long word: leave it
       out << line.substr(0, cut) << "\n";
       line = std::string(indent, ' ') + line.substr(line.find_first_not_of(' ', cut));
@@ -276,7 +295,8 @@ std::string wrapped(const std::string& text, std::size_t width = 100) {
 }  // namespace
 
 bool run_exercise(const Exercise& e, std::ostream& out) {
-  out << "Exercise " << e.number << ": " << e.title << "\n";
+  const std::string n = std::to_string(e.number);
+  out << tr("run.header", {{"n", n}, {"title", e.title}}) << "\n";
   bool ok = false;
   // The report is kept whole (one line per check) to choose the hints by the
   // checks that failed, then printed wrapped to 100 columns.
@@ -287,22 +307,24 @@ bool run_exercise(const Exercise& e, std::ostream& out) {
       std::vector<std::string> hints = hints_for(e.number, report.str());
       std::string listed;
       if (hints.empty()) {  // no check pointed to one: the usual mistakes
-        listed = "  (the usual mistakes in this exercise)\n";
+        listed = "  " + tr("run.usual") + "\n";
         hints = common_mistakes(e.number);
       }
-      for (const std::string& hint : hints) listed += "  hint: " + hint + "\n";
+      for (const std::string& hint : hints)
+        listed += "  " + tr("run.hint", {{"text", hint}}) + "\n";
       out << wrapped(report.str() + listed);
     } else {
       out << wrapped(report.str());
     }
   } catch (const NotImplemented& ex) {
-    out << wrapped(report.str() + "  " + ex.what() + " (fill in the TODOs of " + e.name +
-                   ".cpp)\n");
+    out << wrapped(report.str() + "  " +
+                   tr("run.todo", {{"message", ex.what()}, {"file", e.name + ".cpp"}}) +
+                   "\n");
   } catch (const std::exception& ex) {
-    out << wrapped(report.str() + "  error: " + ex.what() + "\n");
+    out << wrapped(report.str() + "  " + tr("run.error", {{"message", ex.what()}}) +
+                   "\n");
   }
-  out << "Exercise " << e.number << " (" << e.name << "): " << (ok ? "PASS" : "FAIL")
-      << "\n";
+  out << tr(ok ? "run.pass" : "run.fail", {{"n", n}, {"name", e.name}}) << "\n";
   return ok;
 }
 

@@ -14,6 +14,7 @@
 
 #include "exercises/exercises.h"
 #include "exercises/grader.h"
+#include "exercises/messages.h"
 
 namespace glassllm::exercises {
 
@@ -22,6 +23,21 @@ inline std::string index_str(const std::vector<std::size_t>& index) {
   for (std::size_t i = 0; i < index.size(); ++i)
     s += (i ? "," : "") + std::to_string(index[i]);
   return s + (index.size() == 1 ? ",)" : ")");
+}
+
+// The columns s takes on a terminal: its characters, not its bytes (a
+// Portuguese text's accented letters take two bytes each in UTF-8).
+inline std::size_t columns(const std::string& s) {
+  std::size_t chars = 0;
+  for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;  // not a continuation byte
+  return chars;
+}
+
+// s padded with spaces to `width` columns, on the right or the left.
+inline std::string padded(const std::string& s, std::size_t width, bool left = true) {
+  const std::size_t chars = columns(s);
+  const std::string fill(chars < width ? width - chars : 0, ' ');
+  return left ? s + fill : fill + s;
 }
 
 inline std::string fmt(const char* format, double v) {
@@ -111,14 +127,16 @@ class Checker {
       Tensor g = got();
       if (!g.defined() || g.shape() != want.shape()) {
         line(what,
-             "shape " + (g.defined() ? shape_str(g.shape()) : std::string("undefined")) +
-                 ", expected " + shape_str(want.shape()),
+             tr("check.shape",
+                {{"got", g.defined() ? shape_str(g.shape()) : tr("check.undefined")},
+                 {"expected",
+                  tr("check.expected_shape", {{"shape", shape_str(want.shape())}})}}),
              false);
         return;
       }
       double d = max_abs_diff(g, want);
       std::string detail =
-          "max diff " + fmt("%.1e", d) + " (tol " + fmt("%.0e", tol) + ")";
+          tr("check.max_diff", {{"diff", fmt("%.1e", d)}, {"tol", fmt("%.0e", tol)}});
       if (!(d <= tol)) {
         // Where it starts: the first element off by more than tol.
         std::vector<double> x = g.to_vector(), y = want.to_vector();
@@ -127,8 +145,9 @@ class Checker {
             std::vector<std::size_t> index(want.ndim());
             for (std::size_t k = index.size(), flat = j; k-- > 0; flat /= want.shape()[k])
               index[k] = flat % want.shape()[k];
-            detail += "; first at index " + index_str(index) + ": expected " +
-                      fmt("%.6g", y[j]) + ", got " + fmt("%.6g", x[j]);
+            detail += tr("check.first_at", {{"index", index_str(index)},
+                                            {"want", fmt("%.6g", y[j])},
+                                            {"got", fmt("%.6g", x[j])}});
             break;
           }
       }
@@ -149,26 +168,32 @@ class Checker {
       GradCheckResult r = gradcheck(f, inputs, GradCheckOptions{}, name);
       if (!table_) {
         GradCheckOptions o;
-        out_ << "  gradient checks (float64, eps " << o.eps << ", atol " << o.atol
-             << ", rtol " << o.rtol
-             << "): analytic = backward(), numeric = "
-                "central differences\n";
-        char head[200];
+        std::ostringstream eps, atol, rtol;
+        eps << o.eps;
+        atol << o.atol;
+        rtol << o.rtol;
+        out_ << "  "
+             << tr("grad.header",
+                   {{"eps", eps.str()}, {"atol", atol.str()}, {"rtol", rtol.str()}})
+             << "\n";
         // 100 columns for a case name of up to 28 characters (a projector).
-        std::snprintf(head, sizeof head, "  %-28s %3s %-10s %-10s %10s %10s %7s %7s\n",
-                      "case", "in", "shape", "worst at", "analytic", "numeric", "abs err",
-                      "rel err");
-        out_ << head;
+        out_ << "  " << padded(tr("grad.case"), 28) << " "
+             << padded(tr("grad.input"), 3, false) << " " << padded(tr("grad.shape"), 10)
+             << " " << padded(tr("grad.worst"), 10) << " "
+             << padded(tr("grad.analytic"), 10, false) << " "
+             << padded(tr("grad.numeric"), 10, false) << " "
+             << padded(tr("grad.abs"), 7, false) << " "
+             << padded(tr("grad.rel"), 7, false) << "\n";
         table_ = true;
       }
       for (const InputCheck& c : r.inputs) {
         char row[240];
-        std::snprintf(row, sizeof row,
-                      "  %-28s %3zu %-10s %-10s %10.6f %10.6f %7.1e %7.1e  %s\n",
-                      name.c_str(), c.input, shape_str(c.shape).c_str(),
+        std::snprintf(row, sizeof row, " %3zu %-10s %-10s %10.6f %10.6f %7.1e %7.1e  ",
+                      c.input, shape_str(c.shape).c_str(),
                       index_str(c.worst_index).c_str(), c.analytic, c.numeric,
-                      c.max_abs_err, c.max_rel_err, c.passed ? "PASS" : "FAIL");
-        out_ << row;
+                      c.max_abs_err, c.max_rel_err);
+        out_ << "  " << padded(name, 28) << row
+             << tr(c.passed ? "check.pass" : "check.fail") << "\n";
       }
       for (const InputCheck& c : r.inputs)
         if (!c.passed) explain_wrong_entry(name, f, inputs, c, names[c.input]);
@@ -184,22 +209,18 @@ class Checker {
   void explain_wrong_entry(const std::string& name, const TensorFn& f,
                            const std::vector<Tensor>& inputs, const InputCheck& c,
                            const std::string& input_name) {
-    const std::string where = "    -> " + name + ": input " + std::to_string(c.input) +
-                              " (" + input_name + ", " + shape_str(c.shape) +
-                              ") at index ";
     WrongEntry w = first_wrong_entry(f, inputs, c.input);
-    if (w.found) {
-      out_ << where << index_str(w.index) << ": with dout = 1 everywhere, your backward "
-           << "gives d" << input_name << index_str(w.index) << " = "
-           << fmt("%.6f", w.analytic) << ", central differences of sum(f) give "
-           << fmt("%.6f", w.numeric) << "\n";
-    } else {
-      out_ << where << index_str(c.worst_index) << ": with dout = R (fixed random "
-           << "numbers of the output's shape, seed 0), your backward gives d"
-           << input_name << index_str(c.worst_index) << " = " << fmt("%.6f", c.analytic)
-           << ", central differences of sum(f * R) give " << fmt("%.6f", c.numeric)
-           << " (with dout = 1 everywhere the two agree)\n";
-    }
+    const std::vector<std::size_t>& index = w.found ? w.index : c.worst_index;
+    out_ << "    "
+         << tr(w.found ? "grad.entry" : "grad.entry_weighted",
+               {{"case", name},
+                {"input", std::to_string(c.input)},
+                {"name", input_name},
+                {"shape", shape_str(c.shape)},
+                {"index", index_str(index)},
+                {"analytic", fmt("%.6f", w.found ? w.analytic : c.analytic)},
+                {"numeric", fmt("%.6f", w.found ? w.numeric : c.numeric)}})
+         << "\n";
   }
 
   // Runs a check; an exception from the code under test fails it with its
@@ -210,16 +231,15 @@ class Checker {
     } catch (const NotImplemented&) {
       throw;
     } catch (const std::exception& e) {
-      line(what, std::string("threw: ") + e.what(), false);
+      line(what, tr("check.threw", {{"message", e.what()}}), false);
     }
   }
 
  private:
   void line(const std::string& what, const std::string& detail, bool ok) {
     table_ = false;  // a table that follows gets its header again
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "  %-44s ", what.c_str());
-    out_ << buf << detail << "  " << (ok ? "PASS" : "FAIL") << "\n";
+    out_ << "  " << padded(what, 44) << " " << detail << "  "
+         << tr(ok ? "check.pass" : "check.fail") << "\n";
     passed_ = passed_ && ok;
   }
 

@@ -10,6 +10,7 @@
 #include "exercises/exercises.h"
 #include "exercises/grader.h"
 #include "exercises/grader_checks.h"
+#include "exercises/messages.h"
 
 namespace glassllm::exercises {
 
@@ -55,11 +56,11 @@ std::string first_cache_mismatch(const Cache& mine, const Cache& reference) {
   for (std::size_t l = 0; l < reference.size(); ++l)
     if (mine[l].length() != reference[l].length() ||
         mine[l].k().shape() != reference[l].k().shape())
-      return "layer " + std::to_string(l) + ": the cache holds " +
-             std::to_string(mine[l].length()) + " positions, keys " +
-             shape_str(mine[l].k().shape()) + "; expected " +
-             std::to_string(reference[l].length()) + ", keys " +
-             shape_str(reference[l].k().shape());
+      return tr("ex9.length", {{"layer", std::to_string(l)},
+                               {"length", std::to_string(mine[l].length())},
+                               {"shape", shape_str(mine[l].k().shape())},
+                               {"want_length", std::to_string(reference[l].length())},
+                               {"want_shape", shape_str(reference[l].k().shape())}});
   const Shape& s = reference[0].k().shape();  // [1, Hkv, m, hd]
   for (std::size_t p = 0; p < s[2]; ++p)
     for (std::size_t l = 0; l < reference.size(); ++l)
@@ -70,10 +71,13 @@ std::string first_cache_mismatch(const Cache& mine, const Cache& reference) {
             const Tensor& b = kv ? reference[l].v() : reference[l].k();
             const double got = a.at({0, h, p, d}), want = b.at({0, h, p, d});
             if (!(std::fabs(got - want) <= 1e-12))
-              return "layer " + std::to_string(l) + ", K/V head " + std::to_string(h) +
-                     ", position " + std::to_string(p) + ", " + (kv ? "values" : "keys") +
-                     "[.., " + std::to_string(d) + "]: expected " + fmt("%.6g", want) +
-                     ", got " + fmt("%.6g", got);
+              return tr("ex9.entry", {{"layer", std::to_string(l)},
+                                      {"head", std::to_string(h)},
+                                      {"position", std::to_string(p)},
+                                      {"which", tr(kv ? "ex9.values" : "ex9.keys")},
+                                      {"d", std::to_string(d)},
+                                      {"want", fmt("%.6g", want)},
+                                      {"got", fmt("%.6g", got)}});
           }
   return "";
 }
@@ -84,21 +88,19 @@ bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
   Checker c(out);
   Tensor held = randn64({2, 2, 3, 4}, 36), fresh = randn64({2, 2, 2, 4}, 37);
   c.close(
-      "empty cache + 2 positions", [&] { return my_cache_append(Tensor(), fresh); },
-      fresh);
+      tr("ex9.empty"), [&] { return my_cache_append(Tensor(), fresh); }, fresh);
   std::vector<double> before = held.to_vector();
   c.close(
-      "3 held + 2 new == concat(axis 2)", [&] { return my_cache_append(held, fresh); },
+      tr("ex9.concat"), [&] { return my_cache_append(held, fresh); },
       concat({held, fresh}, 2));
-  c.expect("held is left unchanged", held.to_vector() == before,
-           held.to_vector() == before ? "same values" : "held was written");
-  c.guarded("result is detached", [&] {
+  c.expect(tr("ex9.unchanged"), held.to_vector() == before,
+           tr(held.to_vector() == before ? "ex9.same_values" : "ex9.written"));
+  const std::string detached = tr("ex9.detached");
+  c.guarded(detached, [&] {
     Tensor f = fresh.detach().requires_grad_();
     Tensor next = my_cache_append(held, f * 1.0);
-    c.expect("result is detached", !next.requires_grad(),
-             next.requires_grad()
-                 ? "it requires grad: detach it (the cache is for inference)"
-                 : "requires_grad() is false");
+    c.expect(detached, !next.requires_grad(),
+             tr(next.requires_grad() ? "ex9.requires_grad" : "ex9.no_grad"));
   });
 
   // The real model, decoding with your append in every layer. The cache is
@@ -111,8 +113,7 @@ bool grade_kv_cache(const CacheAppendFn& my_cache_append, std::ostream& out) {
     full = model.forward(kTokens);
   }
   for (std::size_t prompt : {std::size_t(1), std::size_t(4)}) {
-    const std::string what =
-        "model: incremental == full, prompt " + std::to_string(prompt);
+    const std::string what = tr("ex9.model", {{"prompt", std::to_string(prompt)}});
     c.guarded(what, [&] {
       no_grad guard;
       Cache mine = model.new_cache(), reference = model.new_cache();
@@ -168,27 +169,25 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
   Tensor k3 = randn64({1, 2, 3, 4}, 39), v3 = randn64({1, 2, 3, 4}, 40);
   Tensor k5 = randn64({1, 2, 5, 4}, 41), v5 = randn64({1, 2, 5, 4}, 42);
   c.close(
-      "no cache: == repeat_kv path", [&] { return my_attention(q, k3, v3, 0, 0); },
+      tr("ex10.no_cache"), [&] { return my_attention(q, k3, v3, 0, 0); },
       reference_attention(q, k3, v3, 0, 0), 1e-12);
   c.close(
-      "cache of 2, queries at 2..4: == repeat_kv",
-      [&] { return my_attention(q, k5, v5, 2, 0); }, reference_attention(q, k5, v5, 2, 0),
-      1e-12);
+      tr("ex10.cache2"), [&] { return my_attention(q, k5, v5, 2, 0); },
+      reference_attention(q, k5, v5, 2, 0), 1e-12);
   // Queries after every key (query_start 10, keys at 0..4): nothing is
   // masked, so only the folding and the scale can make this one wrong.
   c.close(
-      "queries after every key: == repeat_kv",
-      [&] { return my_attention(q, k5, v5, 10, 0); },
+      tr("ex10.after"), [&] { return my_attention(q, k5, v5, 10, 0); },
       reference_attention(q, k5, v5, 10, 0), 1e-12);
-  c.guarded("K and V are not copied", [&] {
+  const std::string not_copied = tr("ex10.not_copied");
+  c.guarded(not_copied, [&] {
     Tensor qg = q.detach().requires_grad_();
     bool copies = graph_has(my_attention(qg, k5, v5, 2, 0), "repeat_kv");
-    c.expect("K and V are not copied", !copies,
-             copies ? "the graph calls repeat_kv" : "no repeat_kv in the graph");
+    c.expect(not_copied, !copies, tr(copies ? "ex10.copies" : "ex10.no_copies"));
   });
-  c.grad("q, keys, values; cache of 2",
+  c.grad(tr("ex10.grad"),
          [&](const auto& in) { return my_attention(in[0], in[1], in[2], 2, 0); },
-         {q, k5, v5}, {"q", "keys", "values"});
+         {q, k5, v5}, {"q", tr("ex10.keys"), tr("ex10.values")});
 
   // The real model: logits and every weight's gradient, against repeat_kv.
   GlassLM base = tiny_model();
@@ -204,8 +203,7 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
   std::vector<Tensor> g_ref, g_mine;
   Tensor ref = run(Attention::repeat_kv, g_ref);
   c.close(
-      "model: logits == repeat_kv path", [&] { return run(Attention::custom, g_mine); },
-      ref, 1e-10);
+      tr("ex10.logits"), [&] { return run(Attention::custom, g_mine); }, ref, 1e-10);
   if (g_mine.size() == g_ref.size()) {
     double worst = 0;
     std::size_t worst_i = 0;
@@ -214,12 +212,14 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
       if (d > worst) worst = d, worst_i = i;
     }
     bool ok = worst <= 1e-10;
-    c.expect("model: " + std::to_string(g_ref.size()) + " weight gradients == repeat_kv",
-             ok,
-             "max diff " + fmt("%.1e", worst) + " (tol 1e-10)" +
-                 (ok ? "" : ", worst " + base.named_parameters()[worst_i].first));
+    c.expect(
+        tr("ex10.weights", {{"count", std::to_string(g_ref.size())}}), ok,
+        tr("check.max_diff", {{"diff", fmt("%.1e", worst)}, {"tol", "1e-10"}}) +
+            (ok ? ""
+                : tr("ex10.worst", {{"name", base.named_parameters()[worst_i].first}})));
   }
-  c.guarded("model: incremental == full, custom path", [&] {
+  const std::string incremental = tr("ex10.incremental");
+  c.guarded(incremental, [&] {
     no_grad guard;
     GlassLM m = base;
     m.attention = Attention::custom;
@@ -227,8 +227,7 @@ bool grade_grouped_attention(const AttentionFn& my_attention, std::ostream& out)
     Cache cache = m.new_cache();
     Tensor inc = decode_all(m, cache, 4);
     c.close(
-        "model: incremental == full, custom path", [&] { return inc; },
-        m.forward(kTokens), 1e-10);
+        incremental, [&] { return inc; }, m.forward(kTokens), 1e-10);
   });
   return c.passed();
 }

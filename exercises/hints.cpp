@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "exercises/grader.h"
+#include "exercises/messages.h"
 
 namespace glassllm::exercises {
 
@@ -20,135 +21,77 @@ struct Hint {
   std::string text;
 };
 
-const std::vector<std::vector<Hint>>& all_hints() {
-  static const std::vector<std::vector<Hint>> hints{
+// The hints in one language. A `when` or `unless` text that is a check's
+// label or a part of its detail comes from the same message as the check's
+// line (messages.cpp), so the hints chosen are the same in every language.
+// long-function: one table, every exercise's hints.
+std::vector<std::vector<Hint>> hints_in(Language l) {
+  auto t = [l](std::string_view id, MessageArgs args = {}) { return tr(l, id, args); };
+  const std::string axis = t("word.axis");
+  return {
       {// 1: mul, exp, silu
-       {{"my_mul"},
-        {},
-        "mul: da is dout * b and db is dout * a (each input's gradient "
-        "uses the OTHER input)"},
-       {{"my_exp"},
-        {},
-        "exp: the derivative is the forward's output y = e^x: reuse "
-        "`out`, do not take exp(dout)"},
-       {{"my_silu"},
-        {},
-        "silu: d/dx = s * (1 + x * (1 - s)); s alone forgets that x "
-        "also multiplies s"}},
+       {{"my_mul"}, {}, t("hint.1.mul")},
+       {{"my_exp"}, {}, t("hint.1.exp")},
+       {{"my_silu"}, {}, t("hint.1.silu")}},
       {// 2: sum_to_shape, mul_broadcast
-       {{"-> (2,1)", "-> (1,2,3)"},
-        {},
-        "sum the leading axes the target lacks first, "
-        "then the length-1 axes WITH keepdims, so "
-        "(4,2,3) -> (2,1) keeps its 1"},
-       {{"-> ()", "scalar"},
-        {},
-        "an input of shape () (a scalar) needs every axis summed"},
-       {{" * "},
-        {"my_sum_to_shape"},
-        "each input's gradient must have that input's "
-        "shape: sum dout * b back to a.shape(), not to b's"}},
+       {{"-> (2,1)", "-> (1,2,3)"}, {}, t("hint.2.keepdims")},
+       {{"-> ()", t("ex2.scalar")}, {}, t("hint.2.scalar")},
+       {{" * "}, {"my_sum_to_shape"}, t("hint.2.shape")}},
       {// 3: mean, max
-       {{"my_mean axis 1 keep", "my_mean axis -1 keep"},
+       {{"my_mean " + axis + " 1 keep", "my_mean " + axis + " -1 keep"},
         {},
-        "mean: dx = dout / n, where n is the length of the reduced axis only"},
-       {{"axis 0 ", "axis -1 "},
-        {" keep "},
-        "without keepdims, put the reduced axis back (length 1) before broadcasting dout "
-        "over it"},
-       {{"my_max", "tie"},
-        {},
-        "max: only the entries equal to the max get gradient, "
-        "split equally between ties"}},
+        t("hint.3.mean")},
+       {{axis + " 0 ", axis + " -1 "}, {" keep "}, t("hint.3.axis")},
+       {{"my_max", t("ex3.tie")}, {}, t("hint.3.max")}},
       {// 4: softmax
-       {{"(3,5) axis -1"},
-        {},
-        "dx = y * (dout - sum(dout * y)), not dout * y * (1 - y): "
-        "every output depends on every input"},
-       {{"axis 1", "axis 0"},
-        {"(3,5) axis -1"},
-        "the sum runs along the softmax axis, "
-        "with keepdims, so it broadcasts back"},
-       {{}, {}, "use the forward's output y (softmax(x)), not x"}},
+       {{"(3,5) " + axis + " -1"}, {}, t("hint.4.formula")},
+       {{axis + " 1", axis + " 0"}, {"(3,5) " + axis + " -1"}, t("hint.4.axis")},
+       {{}, {}, t("hint.4.output")}},
       {// 5: matmul
-       {{"(2,3,4) @ (2,4,5)"},
-        {"(3,4) @ (4,5)"},
-        "da = dout @ b^T and db = a^T @ dout, where ^T swaps only the LAST two axes"},
-       {{": batch"},
-        {"(2,3,4) @ (2,4,5)", "(3,4) @ (4,5)"},
-        "broadcast batch axes: sum each gradient back to its input's shape (exercise 2)"},
-       {{"(3,4) @ (4,5)"}, {}, "the order matters: a^T @ dout, not dout @ a^T"}},
+       {{"(2,3,4) @ (2,4,5)"}, {"(3,4) @ (4,5)"}, t("hint.5.transpose")},
+       {{": batch"}, {"(2,3,4) @ (2,4,5)", "(3,4) @ (4,5)"}, t("hint.5.batch")},
+       {{"(3,4) @ (4,5)"}, {}, t("hint.5.order")}},
       {// 6: repeat_kv
-       {{"got dx [[1,1],[100,100]]"},
-        {},
-        "each input head has n_rep copies: add all their gradients, do not keep one"},
-       {{"got dx [[101,101],[1010,1010]]"},
-        {},
-        "copies of one head are neighbours ([0,0,1,1]): reshape dout to [B, Hkv, n_rep, "
-        "T, D], not [B, n_rep, Hkv, T, D] (the tiled order)"},
+       {{t("ex6.got_dx", {{"seen", "[[1,1],[100,100]]"}})}, {}, t("hint.6.sum")},
+       {{t("ex6.got_dx", {{"seen", "[[101,101],[1010,1010]]"}})}, {}, t("hint.6.order")},
        {{"n_rep"},
-        {"got dx [[1,1],[100,100]]", "got dx [[101,101],[1010,1010]]"},
-        "sum over the n_rep axis (2 after that reshape), not over positions"}},
+        {t("ex6.got_dx", {{"seen", "[[1,1],[100,100]]"}}),
+         t("ex6.got_dx", {{"seen", "[[101,101],[1010,1010]]"}})},
+        t("hint.6.axis")}},
       {// 7: rmsnorm
-       {{"D=1"},
-        {},
-        "dx = r * (dout - y * mean(dout * y)): the second term is the "
-        "one usually lost"},
-       {{"eps 1e-5"}, {"D=1"}, "mean (divide by D), not sum, over the last axis"},
-       {{"eps 0.5"},
-        {"eps 1e-5"},
-        "r = 1 / sqrt(mean(x^2) + eps): eps inside the square "
-        "root, as in the forward"}},
+       {{"D=1"}, {}, t("hint.7.term")},
+       {{"eps 1e-5"}, {"D=1"}, t("hint.7.mean")},
+       {{"eps 0.5"}, {"eps 1e-5"}, t("hint.7.eps")}},
       {// 8: rope
-       {{"start 0"},
-        {"position 0 only"},
-        "the backward uses the TRANSPOSE of rotate_half: concat(g2, -g1), "
-        "not concat(-g2, g1)"},
-       {{"start 7"},
-        {"start 0"},
-        "cos and sin belong to positions start .. start+T-1: "
-        "pass `start` on"},
-       {{"position 0 only"},
-        {},
-        "dx = dout * cos + rotate_half^T(dout * sin): cos with dout, sin "
-        "inside"}},
+       {{"start 0"}, {t("ex8.position0")}, t("hint.8.transpose")},
+       {{"start 7"}, {"start 0"}, t("hint.8.start")},
+       {{t("ex8.position0")}, {}, t("hint.8.cos")}},
       {// 9: the cache's append
-       {{"expected (2,2,5,4)", "threw"},
+       {{t("check.expected_shape", {{"shape", "(2,2,5,4)"}}),
+         t("check.threw", {{"message", ""}})},
         {},
-        "positions are axis 2 of [B, Hkv, m, hd]: concatenate there, not on the heads "
-        "(axis 1)"},
-       {{"== concat(axis 2)", "model: incremental"},
-        {"expected (2,2,5,4)", "threw"},
-        "the shape is right but values sit in the wrong place: in [B, Hkv, m, hd] each "
-        "(b, head) block of the result holds m + T rows of hd, held's m first, then "
-        "fresh's T; check where each block starts (r * (m + T) * hd) and what goes "
-        "there"},
-       {{"result is detached"},
-        {},
-        "the result must be detached (the cache is for "
-        "inference): detach() what you store"},
-       {{"empty cache"},
-        {"== concat(axis 2)"},
-        "an undefined held means an empty cache: return fresh"}},
+        t("hint.9.axis")},
+       {{t("ex9.concat"), t("ex9.model", {{"prompt", "1"}}),
+         t("ex9.model", {{"prompt", "4"}})},
+        {t("check.expected_shape", {{"shape", "(2,2,5,4)"}}),
+         t("check.threw", {{"message", ""}})},
+        t("hint.9.blocks")},
+       {{t("ex9.detached")}, {}, t("hint.9.detach")},
+       {{t("ex9.empty")}, {t("ex9.concat")}, t("hint.9.empty")}},
       {// 10: grouped attention
-       {{"after every key"},
-        {},
-        "fold q so that row g*T + t of K/V head i is query head i*G + g (heads of a "
-        "group "
-        "are neighbours), not g*Hkv + i"},
-       {{"no cache", "cache of 2"},
-        {"after every key"},
-        "in the folded rows the query position is query_start + (row mod T), not the row "
-        "number: mask with that"},
-       {{"after every key"},
-        {},
-        "scale the scores by 1/sqrt(hd) (head_dim, not d_model), "
-        "and unfold back to [B, H, T, hd]"},
-       {{"not copied"},
-        {},
-        "fold the queries instead of repeating K and V: no repeat_kv"}},
+       {{t("ex10.after")}, {}, t("hint.10.fold")},
+       {{t("ex10.no_cache"), t("ex10.cache2"), t("ex10.grad")},
+        {t("ex10.after")},
+        t("hint.10.mask")},
+       {{t("ex10.after")}, {}, t("hint.10.scale")},
+       {{t("ex10.not_copied")}, {}, t("hint.10.copies")}},
   };
-  return hints;
+}
+
+const std::vector<std::vector<Hint>>& all_hints() {
+  static const std::vector<std::vector<Hint>> english = hints_in(Language::en);
+  static const std::vector<std::vector<Hint>> portuguese = hints_in(Language::pt);
+  return current_language() == Language::pt ? portuguese : english;
 }
 
 bool any_contains(const std::vector<std::string>& lines,
@@ -170,9 +113,11 @@ std::vector<std::string> common_mistakes(int exercise) {
 
 std::vector<std::string> hints_for(int exercise, const std::string& report) {
   std::vector<std::string> failed;  // the report's FAIL lines
+  const std::string fail = tr("check.fail");
   std::istringstream in(report);
   for (std::string line; std::getline(in, line);)
-    if (line.size() >= 4 && line.compare(line.size() - 4, 4, "FAIL") == 0)
+    if (line.size() >= fail.size() &&
+        line.compare(line.size() - fail.size(), fail.size(), fail) == 0)
       failed.push_back(line);
   std::vector<std::string> chosen;
   if (exercise < 1 || exercise > int(all_hints().size())) return chosen;

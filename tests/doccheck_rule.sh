@@ -10,7 +10,7 @@ data="$(cd "$(dirname "$0")" && pwd)/data/doccheck"
 source "$(dirname "$0")/lib_cli.sh"
 
 out=$("$doccheck" "$data/pass" "$data/build" 2>&1) || fail "pass page reported stale: $out"
-[ "$out" = "doccheck: 3 blocks, 0 stale" ] || fail "pass page: $out"
+[ "$out" = "doccheck: 5 blocks, 0 stale" ] || fail "pass page: $out"
 
 out=$("$doccheck" "$data/fail" "$data/build" 2>&1) && fail "fail page passed: $out"
 grep -qx "doccheck: 9 blocks, 9 stale" <<<"$out" || fail "fail page: $out"
@@ -52,6 +52,20 @@ mkdir -p "$work/hidden/docs"
 printf '<!-- output: examples/numbers.cpp -->\n```text\n```\n' >"$work/hidden/docs/page.md"
 one_line_error "page.md:1: hidden command marker '<!-- output: examples/numbers.cpp -->...'; show the command instead, as the first line of a \`\`\`console block: \$ ./build/..." \
   "$doccheck" "$work/hidden" "$data/build"
+
+# Variables before the command: a value the shell would expand is not a
+# command line (the block is not run), and a variable's effect is compared.
+mkdir -p "$work/vars/docs"
+printf '```console\n$ GLASSLLM_LANG=$(touch %s) ./build/examples/language\n```\n' \
+  "$work/ran" >"$work/vars/docs/page.md"
+out=$("$doccheck" "$work/vars" "$data/build" 2>&1) || fail "shell syntax: $out"
+[ "$out" = "doccheck: 0 blocks, 0 stale" ] || fail "shell syntax was run as a command: $out"
+[ ! -e "$work/ran" ] || fail "a variable's value was expanded by the shell"
+printf '```console\n$ GLASSLLM_LANG=pt ./build/examples/language\nGLASSLLM_LANG=en VAR=unset\n```\n' \
+  >"$work/vars/docs/page.md"
+out=$("$doccheck" "$work/vars" "$data/build" 2>&1) && fail "a wrong language passed: $out"
+grep -q "page.md:1: block for 'GLASSLLM_LANG=pt ./build/examples/language' differs" <<<"$out" ||
+  fail "the stale block with a variable was not named: $out"
 
 # A lesson plan's command block wider than a projector (100 columns) fails.
 mkdir -p "$work/wide/docs/teaching"

@@ -5,18 +5,26 @@
 // CTest tests solution_exNN and stub_exNN_fails (CMakeLists.txt).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "check.h"
 #include "exercises/exercises.h"
 #include "exercises/grader.h"
+#include "exercises/messages.h"
 #include "glassllm/model/model.h"
 
 using namespace glassllm;
 using namespace glassllm::test;
 
 namespace {
+
+// The graders speak the environment's language (messages.h); these tests
+// read their English, whatever LANG the tests run with.
+const bool graders_in_english = setenv("GLASSLLM_LANG", "en", 1) == 0;
 
 // x^3, whose derivative is 3x^2; `forget_square` writes 3x instead.
 Tensor cube(const Tensor& x, bool forget_square) {
@@ -418,4 +426,123 @@ TEST_CASE("KVCache::append_fn replaces concat and is checked") {
                                            "expected (1,2,2,2) float64"),
                          std::invalid_argument);
   }
+}
+
+// ---- the graders' languages (messages.h) ---------------------------------------
+
+namespace {
+
+std::set<std::string> placeholders(const std::string& text) {
+  std::set<std::string> names;
+  static const std::regex placeholder("\\{([a-z_]+)\\}");
+  for (std::sregex_iterator m(text.begin(), text.end(), placeholder), end; m != end; ++m)
+    names.insert((*m)[1]);
+  return names;
+}
+
+// Sets GLASSLLM_LANG for one scope, then back to English.
+struct GraderLanguage {
+  explicit GraderLanguage(const char* lang) { setenv("GLASSLLM_LANG", lang, 1); }
+  ~GraderLanguage() { setenv("GLASSLLM_LANG", "en", 1); }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "the graders' English and Portuguese tables have the same ids and placeholders") {
+  REQUIRE(graders_in_english);
+  const auto& en = exercises::message_table(exercises::Language::en);
+  const auto& pt = exercises::message_table(exercises::Language::pt);
+  CHECK(en.size() > 100);
+  for (const auto& [id, text] : en) {
+    CAPTURE(id);
+    auto other = pt.find(id);
+    REQUIRE(other != pt.end());
+    CHECK(placeholders(text) == placeholders(other->second));
+    CHECK(other->second != "");
+  }
+  for (const auto& [id, text] : pt) {
+    CAPTURE(id);
+    CHECK(en.count(id) == 1);
+  }
+  // A hint for each of the usual mistakes, in both languages.
+  for (int n = 1; n <= 10; ++n) {
+    CAPTURE(n);
+    const std::size_t english = exercises::common_mistakes(n).size();
+    GraderLanguage pt_here("pt");
+    CHECK(exercises::common_mistakes(n).size() == english);
+  }
+}
+
+TEST_CASE("tr fills placeholders and refuses an unknown id or a missing argument") {
+  using exercises::Language;
+  CHECK(exercises::tr(Language::en, "run.pass", {{"n", "6"}, {"name", "ex06"}}) ==
+        "Exercise 6 (ex06): PASS");
+  CHECK(exercises::tr(Language::pt, "run.pass", {{"n", "6"}, {"name", "ex06"}}) ==
+        "Exercício 6 (ex06): PASSOU");
+  CHECK_THROWS_AS(exercises::tr(Language::en, "no.such.id"), std::logic_error);
+  CHECK_THROWS_AS(exercises::tr(Language::en, "run.pass", {{"n", "6"}}),
+                  std::logic_error);
+}
+
+TEST_CASE("the graders' language: GLASSLLM_LANG, then LC_ALL, LC_MESSAGES, LANG") {
+  using exercises::Language;
+  using exercises::language_from;
+  CHECK(language_from(nullptr, nullptr, nullptr, nullptr) == Language::en);
+  CHECK(language_from("pt", nullptr, nullptr, "C") == Language::pt);
+  CHECK(language_from("en", "pt_BR.UTF-8", nullptr, "pt_BR.UTF-8") == Language::en);
+  CHECK(language_from("", nullptr, nullptr, "pt_BR.UTF-8") == Language::pt);
+  CHECK(language_from(nullptr, "pt_PT.UTF-8", nullptr, "C") == Language::pt);
+  CHECK(language_from(nullptr, "C", nullptr, "pt_BR.UTF-8") == Language::en);
+  CHECK(language_from(nullptr, "", "pt_BR.UTF-8", "en_US.UTF-8") == Language::pt);
+  CHECK(language_from(nullptr, nullptr, nullptr, "en_US.UTF-8") == Language::en);
+  CHECK(language_from(nullptr, nullptr, nullptr, "p") == Language::en);
+}
+
+TEST_CASE("in Portuguese, exercise 6's planted mistake gets the same checks and hint") {
+  // The walkthrough fails with [[1,1],[100,100]] in both languages, and the
+  // hint chosen is the same mistake's, written in Portuguese.
+  GraderLanguage pt_here("pt");
+  std::ostringstream out;
+  CHECK_FALSE(exercises::run_exercise({6, "ex06_repeat_kv", exercises::tr("title.6"),
+                                       [](std::ostream& o) {
+                                         return exercises::grade_repeat_kv(
+                                             repeat_kv_first_copy, o);
+                                       }},
+                                      out));
+  const std::string text = out.str();
+  CAPTURE(text);
+  CHECK(text.rfind("Exercício 6: backward de repeat_kv (as cópias somadas)\n", 0) == 0);
+  // (The report is wrapped at 100 columns: each part checked ends a line.)
+  CHECK(text.find(": obtido dx\n      [[1,1],[100,100]], esperado") != std::string::npos);
+  CHECK(
+      text.find("  dica: cada cabeça de entrada tem n_rep cópias: some os gradientes de "
+                "todas, não fique com uma só\n") != std::string::npos);
+  CHECK(text.find("hint") == std::string::npos);
+  CHECK(text.find(
+            "-> n_rep 2, (2,2,3,4): entrada 0 (x, (2,2,3,4)) no índice (0,0,0,0): com "
+            "dout = 1 em toda parte,\n") != std::string::npos);
+  CHECK(text.find("Exercício 6 (ex06_repeat_kv): FALHOU\n") != std::string::npos);
+  // The gradient table's columns stay aligned with accented headers: the
+  // header's "analítico" ends where the rows' analytic values end.
+  std::istringstream lines(text);
+  std::string header, row;
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("  caso ", 0) == 0) header = l;
+    if (l.rfind("  n_rep 1, (1,3,2,2) ", 0) == 0) row = l;
+  }
+  REQUIRE(header != "");
+  REQUIRE(row != "");
+  auto chars_before = [](const std::string& s, std::size_t byte) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < byte; ++i)
+      n += (static_cast<unsigned char>(s[i]) & 0xC0) != 0x80;
+    return n;
+  };
+  const std::size_t header_end = chars_before(header, header.find("analítico") + 10);
+  // "  " + 28 + " " + 3 + " " + 10 + " " + 10 + " " + 10: the analytic column's end.
+  CHECK(header_end == 2 + 28 + 1 + 3 + 1 + 10 + 1 + 10 + 1 + 10);
+  CHECK(row.size() > header_end);
+  CHECK(row[header_end] == ' ');
+  CHECK(row[header_end - 1] != ' ');
 }

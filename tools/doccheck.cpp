@@ -7,6 +7,7 @@
 // `// doc:end REGION` (the markers themselves excluded). A block that opens
 // with ```console and whose first line is a command as a reader types it,
 //     $ ./build/examples/NAME        or      $ ./build/glassllm ARGS
+// (optionally after variables for it, `$ GLASSLLM_LANG=pt ./build/...`)
 // must continue with what that command prints (see command_output).
 // "Match" is the rule in docs/README.md, "Contributing to the docs": text
 // exactly, floating-point numbers by their size (floats_match() below). The
@@ -273,7 +274,44 @@ double rounding_level_of(const std::string& fence, const std::string& where) {
 // SOURCE_DIR, with ./build/ standing for BUILD_DIR, so the command a reader
 // sees is the command checked. A `./build/glassllm train` run is a training
 // run (training_lines_match): its --out folder becomes a fresh temporary one.
+// The line may set variables for the command first, as a shell does
+// (`$ GLASSLLM_LANG=pt ./build/exercises/...`: NAME=VALUE, VALUE of letters,
+// digits and _.-). Every command runs with GLASSLLM_LANG=en unless its line
+// sets it, so that what the graders print does not depend on the locale the
+// docs are checked in (exercises/messages.h).
 const std::string kPrompt = "$ ./build/";
+
+// A command line of a page, split: the variables it sets ("NAME=VALUE ..."),
+// and the command from ./build/ on. `found` is false for any other line.
+struct CommandLine {
+  bool found = false;
+  std::string variables, command;
+};
+
+CommandLine parse_command_line(const std::string& line) {
+  CommandLine c;
+  if (line.rfind("$ ", 0) != 0) return c;
+  std::size_t at = 2;
+  while (line.compare(at, kPrompt.size() - 2, kPrompt.substr(2)) != 0) {
+    const std::size_t space = line.find(' ', at);
+    if (space == std::string::npos) return c;
+    const std::string word = line.substr(at, space - at);
+    const std::size_t eq = word.find('=');
+    if (eq == 0 || eq == std::string::npos) return c;
+    for (std::size_t k = 0; k < word.size(); ++k) {
+      const unsigned char ch = static_cast<unsigned char>(word[k]);
+      const bool ok = k < eq
+                          ? (std::isupper(ch) || ch == '_' || (k > 0 && std::isdigit(ch)))
+                          : (k == eq || std::isalnum(ch) || std::strchr("_.-", ch));
+      if (!ok) return c;
+    }
+    c.variables += word + " ";
+    at = space + 1;
+  }
+  c.found = true;
+  c.command = line.substr(at);
+  return c;
+}
 
 // Lessons are shown on a projector: a line wider than this wraps there.
 constexpr std::size_t kProjectorColumns = 100;
@@ -287,7 +325,8 @@ std::string out_argument(const std::string& command) {
 }
 
 std::vector<std::string> command_output(const fs::path& src, const fs::path& build,
-                                        const std::string& command, bool training) {
+                                        const std::string& command, bool training,
+                                        const std::string& variables) {
   const std::string program = command.substr(0, command.find(' '));
   const fs::path exe = build / program.substr(kPrompt.size() - 2);
   if (!fs::exists(exe)) throw std::runtime_error("not built: " + exe.string());
@@ -304,8 +343,8 @@ std::vector<std::string> command_output(const fs::path& src, const fs::path& bui
     args.replace(args.find(" " + out) + 1, out.size(),
                  "'" + (run_parent / "run").string() + "'");
   }
-  std::string cmd =
-      "cd '" + src.string() + "' && '" + exe.string() + "'" + args + " 2>&1";
+  std::string cmd = "cd '" + src.string() + "' && GLASSLLM_LANG=en " + variables + "'" +
+                    exe.string() + "'" + args + " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   if (!pipe) throw std::runtime_error("cannot run " + command);
   std::string text;
@@ -391,7 +430,7 @@ void check_page(const fs::path& src, const fs::path& build, const fs::path& page
     refuse_hidden_marker(l, where);
     const bool quote = l.rfind("<!-- quote: ", 0) == 0;
     const bool command = l.rfind("```console", 0) == 0 && i + 1 < lines.size() &&
-                         lines[i + 1].rfind(kPrompt, 0) == 0;
+                         parse_command_line(lines[i + 1]).found;
     if (!quote && !command) {
       if (l.rfind("```", 0) == 0) {  // copy any other block as it is
         Block b = block_at(lines, i);
@@ -419,9 +458,10 @@ void check_page(const fs::path& src, const fs::path& build, const fs::path& page
       same = b.shown == expected;
     } else {
       b = block_at(lines, i);
+      const CommandLine c = parse_command_line(lines[i + 1]);
       what = lines[i + 1].substr(2);
-      const bool training = what.rfind("./build/glassllm train ", 0) == 0;
-      expected = command_output(src, build, what, training);
+      const bool training = c.command.rfind("./build/glassllm train ", 0) == 0;
+      expected = command_output(src, build, c.command, training, c.variables);
       std::vector<std::string> shown(b.shown.begin() + 1, b.shown.end());
       same = training ? training_blocks_match(shown, expected)
                       : blocks_match(shown, expected, rounding_level_of(l, where));
