@@ -5,9 +5,11 @@
 // engine in float32 with an OpGraphRecorder), then scaled to the element
 // size asked for.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
@@ -83,11 +85,12 @@ std::string mib(double bytes) {
 }
 
 std::size_t element_size(const std::string& dtype) {
-  if (dtype == "float16" || dtype == "f16") return 2;
+  if (dtype == "float16" || dtype == "f16" || dtype == "bfloat16" || dtype == "bf16")
+    return 2;
   if (dtype == "float32" || dtype == "f32") return 4;
   if (dtype == "float64" || dtype == "f64") return 8;
   throw std::invalid_argument("memory: unknown --dtype '" + dtype +
-                              "'; expected float16, float32 or float64");
+                              "'; expected float16, bfloat16, float32 or float64");
 }
 
 // The shape and element type to count: a preset's, a checkpoint's or the
@@ -95,7 +98,8 @@ std::size_t element_size(const std::string& dtype) {
 struct MemoryShape {
   StackShape stack;
   std::string dtype = "float32";
-  std::string dtype_origin;  // "": given by --dtype or the plain default
+  std::string dtype_origin;         // "": given by --dtype or the plain default
+  std::vector<std::size_t> window;  // a checkpoint's per-layer sliding windows
 };
 
 MemoryShape shape_to_count(const MemoryArgs& a) {
@@ -117,13 +121,24 @@ MemoryShape shape_to_count(const MemoryArgs& a) {
     // A real checkpoint's shape, from its config.json (read, not the weights).
     const std::string path = (std::filesystem::path(a.dir) / "config.json").string();
     Config cfg;
+    std::string text;
     try {
-      cfg = config_from_json(read_regular_file(path, 64ull << 20, "a config file")).first;
+      text = read_regular_file(path, 64ull << 20, "a config file");
+      cfg = config_from_json(text).first;
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(a.dir + "/" + e.what());
     }
     s = {cfg.n_layers, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim(),
          std::min<std::size_t>(cfg.max_len, 4096)};
+    m.window = cfg.window;
+    // As deployed: the dtype its weights are stored in (config_from_json has
+    // checked it is one of these four).
+    const auto j = nlohmann::json::parse(text);
+    const char* key = j.contains("torch_dtype") ? "torch_dtype" : "dtype";
+    if (j.contains(key) && j[key].is_string()) {
+      m.dtype = j[key].get<std::string>();
+      m.dtype_origin = " (config.json's " + std::string(key) + "; --dtype to change)";
+    }
   }
   if (a.dtype) {
     m.dtype = *a.dtype;
@@ -151,6 +166,28 @@ void check_recording_fits(const StackShape& s) {
                            " layers)",
                        (2 * L * Hkv + Hkv + 2 * H) * row + 2 * H * double(s.ctx) * 4,
                        "choose a smaller --ctx or fewer --n-layers");
+}
+
+// A hybrid model's sliding layers (EXAONE 4.0's local attention) see only
+// their last `window` positions, so their caches need hold no more: what a
+// cache that drops the older positions would keep, beside the full one.
+void print_sliding_savings(const MemoryShape& m, double per_layer, std::size_t es) {
+  const StackShape& s = m.stack;
+  std::size_t sliding = 0;
+  double kept = 0;
+  for (std::size_t l = 0; l < s.layers; ++l) {
+    const std::size_t w = l < m.window.size() ? m.window[l] : 0;
+    if (w > 0) ++sliding;
+    const std::size_t positions = w > 0 ? std::min(w, s.ctx) : s.ctx;
+    kept += 2.0 * positions * double(s.kv_heads * s.head_dim * es);
+  }
+  if (sliding == 0) return;
+  const double full = per_layer * double(s.layers);
+  std::printf(
+      "\nSliding-window layers: %zu of %zu see only their last %zu positions; a cache\n"
+      "that keeps only those holds %s instead of %s (%.1f %% saved).\n",
+      sliding, s.layers, *std::max_element(m.window.begin(), m.window.end()),
+      mib(kept).c_str(), mib(full).c_str(), 100.0 * (full - kept) / full);
 }
 
 int memory(const MemoryArgs& a) {
@@ -189,6 +226,7 @@ int memory(const MemoryArgs& a) {
     std::printf("  %-10s %10zu  %-26s %s\n", name, f->graph.count("repeat_kv"),
                 mib(written).c_str(), mib(written + read).c_str());
   }
+  print_sliding_savings(m, per_layer, es);
   return 0;
 }
 
@@ -211,9 +249,10 @@ Command register_memory(CLI::App& app) {
   add_whole(sub, "--ctx", a->ctx,
             "Positions in the cache (default: the preset's, else 128)", 1, kMaxSize)
       ->default_str("");
-  sub->add_option("--dtype", a->dtype,
-                  "float16, float32 or float64 (default: the preset's, float16 for "
-                  "exaone-4.0-1.2b; else float32)");
+  sub->add_option(
+      "--dtype", a->dtype,
+      "float16, bfloat16, float32 or float64 (default: the preset's, float16 "
+      "for exaone-4.0-1.2b; a folder's config.json torch_dtype; else float32)");
   return {sub, [a] { return memory(*a); }};
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Random-weight checkpoints in the exact format and shapes of SmolLM2-135M,
 # Qwen2.5-0.5B (biases on q/k/v) and Llama-3.2-1B (llama3 RoPE scaling,
-# explicit head_dim), with fewer layers (and, for Llama-3.2-1B, a smaller
+# explicit head_dim), and in the format of EXAONE 4.0 1.2B and of a hybrid
+# EXAONE 4.0 (tests/reference/exaone4_reference.py; see the end), with fewer layers (and, for Llama-3.2-1B, a smaller
 # vocabulary, so that the float64 model fits a test), written by
 # tests/reference/llama_reference.py from the published config.json files in
 # tests/data/real_configs/. Their logits must equal the reference's, an
@@ -85,8 +86,11 @@ fi
 # K/V heads of 64), float32, 2048 positions: 2 * 30 * 3 * 64 * 2048 * 4 bytes
 # = 90 MiB of K/V cache.
 mkdir -p "$work/smollm2-config" && cp "$here/data/real_configs/smollm2-135m.json" "$work/smollm2-config/config.json"
-"$bin" memory "$work/smollm2-config" --ctx 2048 >"$work/memory.txt" || fail "memory DIR"
+"$bin" memory "$work/smollm2-config" --ctx 2048 --dtype float32 >"$work/memory.txt" || fail "memory DIR"
 grep -q "total      90.00 MiB" "$work/memory.txt" || { cat "$work/memory.txt"; fail "memory DIR: cache bytes"; }
+# Without --dtype: config.json's torch_dtype, bfloat16, 2 bytes: half of that.
+"$bin" memory "$work/smollm2-config" --ctx 2048 >"$work/memory.txt" || fail "memory DIR bf16"
+grep -q "total      45.00 MiB" "$work/memory.txt" || { cat "$work/memory.txt"; fail "memory DIR: bf16 bytes"; }
 
 toks=$(seq -s, 3 3 120)  # 40 positions: the llama3 scaling moves their angles measurably
 run llama-3.2-1b llama-3.2-1b.json "$toks" --layers 2 --vocab 8192 --dtype float32 --shards 3
@@ -94,4 +98,72 @@ run llama-3.2-1b llama-3.2-1b.json "$toks" --layers 2 --vocab 8192 --dtype float
 # Cached decoding == the full forward, concat == preallocated, in float64.
 "$bin" check "$work/smollm2-135m" --prompt-len 4 --steps 4 >"$work/check.txt" \
   || { cat "$work/check.txt"; fail "check smollm2-135m"; }
+
+# ---- EXAONE 4.0 ----------------------------------------------------------------
+# Exaone4ForCausalLM's format (no input_layernorm; q_norm, k_norm,
+# post_attention_layernorm after attention, post_feedforward_layernorm after
+# the MLP; tied lm_head; bf16), written from EXAONE 4.0 1.2B's config.json with
+# 2 layers and smaller widths (256, MLP 512; the 32 query heads, 8 K/V heads
+# of 64 and llama3 RoPE kept), against an independent PyTorch forward
+# written from transformers' modeling_exaone4.py. The vocabulary is Qwen2.5's
+# size so that generate can use the Qwen3 tokenizer below.
+ref="$py $here/reference/exaone4_reference.py"
+exaone=../exaone-4.0-1.2b/config.json  # run reads data/real_configs/$2
+small="--hidden 256 --intermediate 512"
+run exaone-1.2b $exaone 1,9,300,4000,7,7,150000,9,300,4000 --layers 2 --vocab 151936 $small
+# The hybrid: 4 layers, sliding (window 4), sliding, sliding, global (no RoPE:
+# sliding_window is set); 10 tokens, so the sliding layers' later queries
+# lose their first keys.
+run exaone-hybrid $exaone 1,9,300,900,7,7,15,9,300,40 --layers 4 --vocab 1024 $small \
+  --layer-types LLLG --sliding-window 4
+for name in exaone-1.2b exaone-hybrid; do
+  "$bin" check "$work/$name" --prompt-len 4 --steps 6 >"$work/check.txt" \
+    || { cat "$work/check.txt"; fail "check $name"; }
+done
+if [ -d "$qwen_tok" ]; then
+  cp "$qwen_tok/tokenizer.json" "$qwen_tok/tokenizer_config.json" "$work/exaone-1.2b/"
+  out=$("$bin" generate "$work/exaone-1.2b" --prompt "Olá, mundo" --max-new-tokens 3) \
+    || fail "generate exaone-1.2b"
+  case "$out" in "Olá, mundo"*) ;; *) fail "generate exaone-1.2b printed '$out'" ;; esac
+fi
+
+# The window's boundary: one sliding layer of window 4. Changing token 0
+# changes the logits of positions 1..3 (key 0 is at distance 0..3 < 4) and
+# leaves those of positions 4.. alone (distance >= 4: outside the window),
+# in the engine and in the reference alike.
+$ref make "$here/data/exaone-4.0-1.2b/config.json" "$work/window" --layers 1 --vocab 1024 $small \
+  --layer-types L --sliding-window 4 --dtype float64 || fail "window: make"
+for first in 5 600; do
+  toks=$first,9,300,900,7,7,15,9
+  "$bin" forward "$work/window" --tokens $toks --dtype float64 --attention grouped \
+    --out "$work/window.$first.npy" >/dev/null || fail "window: forward"
+  $ref logits "$work/window" --tokens $toks --out "$work/window.$first.ref.npy" || fail "window: ref"
+done
+$py - "$work" <<'PY' || fail "window boundary"
+import sys, numpy as np
+w = sys.argv[1]
+for kind in ("", ".ref"):
+    a, b = (np.load(f"{w}/window.{f}{kind}.npy")[0] for f in (5, 600))
+    d = np.abs(a - b).max(-1)  # per position
+    print(f"window 4{kind or ' engine'}: change per position after changing token 0: "
+          + " ".join(f"{x:.1e}" for x in d))
+    assert (d[1:4] > 1e-6).all() and (d[4:] <= 1e-12).all(), d
+PY
+
+# memory on EXAONE 4.0 1.2B's own config.json: the article's figures at its
+# context of 4096, in its stored dtype (bfloat16, 2 bytes): 60 repeat ops
+# (K and V in 30 layers), 960 MiB copied, 1.88 GiB written + read.
+mkdir -p "$work/exaone-config" && cp "$here/data/exaone-4.0-1.2b/config.json" "$work/exaone-config/config.json"
+out=$("$bin" memory "$work/exaone-config") || fail "memory exaone: $out"
+echo "$out" | grep -qF "context 4096, bfloat16 (config.json's torch_dtype" || fail "exaone memory header: $out"
+echo "$out" | grep -qE "total +240.00 MiB" || fail "exaone memory cache: $out"
+echo "$out" | grep -qE "repeat_kv +60 +960.00 MiB +1920.00 MiB \(1.88 GiB\)" || fail "exaone memory: $out"
+echo "$out" | grep -q "Sliding" && fail "exaone 1.2B has no sliding layers: $out"
+# The hybrid folder (4 layers, 3 with a window of 4, 1024 positions, hd 64, 8
+# K/V heads, bf16): 2 * 1024 * 8 * 64 * 2 = 2 MiB per full layer, 8 MiB in all;
+# a cache that drops what the windows hide keeps 2 MiB + 3 * 8 KiB.
+out=$("$bin" memory "$work/exaone-hybrid" --ctx 1024) || fail "memory hybrid: $out"
+echo "$out" | grep -qF "Sliding-window layers: 3 of 4 see only their last 4 positions" \
+  || fail "hybrid memory: $out"
+echo "$out" | grep -qF "holds 2.02 MiB instead of 8.00 MiB (74.7 % saved)" || fail "hybrid saving: $out"
 echo "cli_real_models: all passed"

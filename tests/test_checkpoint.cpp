@@ -135,7 +135,71 @@ TEST_CASE("checkpoint: Llama 3.2's llama3 RoPE scaling, head_dim and Qwen2's bia
   CHECK_THROWS_WITH_AS(config_from_json(R"({"model_type": "llama",
                          "quantization_config": {}})"),
                        "config.json: key 'quantization_config' is not supported (GlassLM "
-                       "runs Llama and Qwen2 models without it)",
+                       "runs Llama, Qwen2 and EXAONE 4.0 models without it)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("checkpoint: EXAONE 4.0's config.json, its layers and its family options") {
+  // EXAONE 4.0 1.2B's published config.json: every layer full, with RoPE.
+  auto [e12, e12_dtype] = config_from_json(read_regular_file(
+      std::string(GLASSLLM_TEST_DATA) + "/exaone-4.0-1.2b/config.json"));
+  CHECK(e12.norm_placement == NormPlacement::post);
+  CHECK(e12.qk_norm);
+  CHECK(!e12.qkv_bias);
+  CHECK(e12.n_layers == 30);
+  CHECK(e12.head_dim() == 64);
+  CHECK(e12.rope_scaling.type == RopeScaling::Type::llama3);
+  CHECK(e12.window == std::vector<std::size_t>(30, 0));
+  CHECK(e12.rope == std::vector<bool>(30, true));
+  CHECK(!e12_dtype);  // bfloat16: no GlassLM dtype
+  // A hybrid: sliding layers keep RoPE, the global one loses it (Exaone4Attention
+  // applies RoPE iff sliding_window is null or the layer slides).
+  const std::string base = R"("model_type": "exaone4", "hidden_size": 8,
+    "intermediate_size": 16, "num_attention_heads": 2, "num_hidden_layers": 4,
+    "num_key_value_heads": 1, "max_position_embeddings": 32, "rms_norm_eps": 1e-5,
+    "rope_theta": 10000.0, "vocab_size": 10)";
+  Config hybrid = config_from_json("{" + base + R"(, "sliding_window": 3,
+    "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+                    "full_attention"]})")
+                      .first;
+  CHECK(hybrid.window == std::vector<std::size_t>{3, 3, 3, 0});
+  CHECK(hybrid.rope == std::vector<bool>{true, true, true, false});
+  // Without layer_types: every sliding_window_pattern-th layer is global.
+  Config pattern =
+      config_from_json("{" + base +
+                       R"(, "sliding_window": 5, "sliding_window_pattern": 2})")
+          .first;
+  CHECK(pattern.window == std::vector<std::size_t>{5, 0, 5, 0});
+  // The weights: q_norm and k_norm [hd], no input_layernorm.
+  GlassLM model(hybrid, 1);
+  CHECK(model.parameter("model.layers.0.self_attn.q_norm.weight").shape() == Shape{4});
+  CHECK(model.parameter("model.layers.3.post_feedforward_layernorm.weight").shape() ==
+        Shape{8});
+  CHECK_THROWS(model.parameter("model.layers.0.input_layernorm.weight"));
+  // config_to_json writes the family back.
+  Config again = config_from_json(config_to_json(hybrid, DType::float32)).first;
+  CHECK(again.norm_placement == NormPlacement::post);
+  CHECK(again.qk_norm);
+  CHECK(again.window == hybrid.window);
+  CHECK(again.rope == hybrid.rope);
+  // Refused by name.
+  CHECK_THROWS_WITH_AS(
+      config_from_json("{" + base + R"(, "sliding_window": null,
+        "layer_types": ["sliding_attention", "full_attention", "full_attention",
+                        "full_attention"]})"),
+      "config.json: layer 0 is a sliding_attention layer but sliding_window is null",
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      config_from_json("{" + base + R"(, "layer_types": ["full_attention"]})"),
+      doctest::Contains("layer_types must list one type per layer (4)"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      config_from_json("{" + base + R"(, "sliding_window_pattern": "LLLG"})"),
+      doctest::Contains("without layer_types GlassLM reads a positive integer"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(config_from_json(R"({"model_type": "llama",
+                         "sliding_window_pattern": 4})"),
+                       doctest::Contains("sliding_window_pattern is EXAONE 4.0's"),
                        std::invalid_argument);
 }
 

@@ -389,13 +389,17 @@ TEST_CASE("rope rejects an odd head dim, a 1-D input and a non-positive theta") 
 namespace {
 
 // docs/design.md's causal mask written out: 1 where row r (query at position
-// query_start + r % T) must not see column j (key at position key_start + j).
+// i = query_start + r % T) must not see column j (key at position p =
+// key_start + j): p > i, or with a sliding window p <= i - window.
 Tensor hidden_mask(std::size_t R, std::size_t m, std::size_t query_start,
-                   std::size_t key_start, std::size_t T) {
+                   std::size_t key_start, std::size_t T, std::size_t window = 0) {
   std::vector<double> mask(R * m, 0.0);
   for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t j = 0; j < m; ++j)
-      mask[r * m + j] = key_start + j > query_start + r % T ? 1.0 : 0.0;
+    for (std::size_t j = 0; j < m; ++j) {
+      const double i = double(query_start + r % T), p = double(key_start + j);
+      const bool behind = window > 0 && p <= i - double(window);
+      mask[r * m + j] = p > i || behind ? 1.0 : 0.0;
+    }
   return from_vector(mask, {R, m}, DType::float64);
 }
 
@@ -416,6 +420,7 @@ TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every l
     const char* name;
     Shape shape;
     std::size_t query_start, key_start, T;
+    std::size_t window = 0;
   };
   // full forward; a cache (queries at 5.., keys from 0); no cache at start 5
   // (keys from 5 too); grouped rows (G = 2 heads of T = 3 queries); a fixed
@@ -425,28 +430,40 @@ TEST_CASE("causal_softmax equals softmax(masked_fill(x, mask, -inf)) for every l
   for (const Case& c :
        {Case{"full", {2, 2, 4, 4}, 0, 0, 4}, Case{"cache", {1, 2, 2, 7}, 5, 0, 2},
         Case{"offset", {1, 1, 3, 3}, 5, 5, 3}, Case{"grouped", {1, 2, 6, 5}, 2, 0, 3},
-        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3},
-        Case{"long rows", {1, 2, 3, 37}, 30, 0, 3}}) {
+        Case{"buffer", {1, 1, 3, 8}, 3, 0, 3}, Case{"long rows", {1, 2, 3, 37}, 30, 0, 3},
+        // sliding windows: full forward (the first queries see fewer than
+        // window keys), a cache, grouped rows, and a window of 1 (itself only)
+        Case{"window full", {1, 2, 6, 6}, 0, 0, 6, 3},
+        Case{"window cache", {1, 2, 2, 9}, 7, 0, 2, 4},
+        Case{"window grouped", {1, 2, 6, 7}, 4, 0, 3, 2},
+        Case{"window 1", {1, 1, 4, 4}, 0, 0, 4, 1}}) {
     SUBCASE(c.name) {
       std::size_t R = c.shape[2], m = c.shape[3];
       Tensor x = randn(c.shape, 21, DType::float64);
-      Tensor mask = hidden_mask(R, m, c.query_start, c.key_start, c.T);
+      Tensor mask = hidden_mask(R, m, c.query_start, c.key_start, c.T, c.window);
       Tensor expected = softmax(masked_fill(x, mask, -inf), -1);
-      Tensor got = causal_softmax(x, c.query_start, c.key_start, c.T);
+      Tensor got = causal_softmax(x, c.query_start, c.key_start, c.T, c.window);
       check_values(got, expected.to_vector(), 1e-14);
       // The same backward too, for a random upstream gradient.
       Tensor dout = randn(c.shape, 22, DType::float64);
       Tensor x1 = x.detach().requires_grad_(), x2 = x.detach().requires_grad_();
-      causal_softmax(x1, c.query_start, c.key_start, c.T).backward(dout);
+      causal_softmax(x1, c.query_start, c.key_start, c.T, c.window).backward(dout);
       softmax(masked_fill(x2, mask, -inf), -1).backward(dout);
       check_values(x1.grad(), x2.grad().to_vector(), 1e-12);
       check_gradient(
           [&](const Tensor& t) {
-            return causal_softmax(t, c.query_start, c.key_start, c.T);
+            return causal_softmax(t, c.query_start, c.key_start, c.T, c.window);
           },
           x);
     }
   }
+}
+
+TEST_CASE("causal_softmax with a window of 2: each query sees itself and one before") {
+  // Scores all 0: query 0 sees key 0 only; every later one exactly two keys.
+  Tensor y = causal_softmax(zeros({1, 1, 4, 4}, DType::float64), 0, 0, 0, 2);
+  check_values(y, {1, 0, 0, 0, 0.5, 0.5, 0, 0, 0, 0.5, 0.5, 0, 0, 0, 0.5, 0.5}, 1e-15);
+  CHECK(y.at({0, 0, 3, 1}) == 0.0);  // at distance 2 = window: hidden, exactly 0
 }
 
 TEST_CASE("causal_softmax rejects a first query that sees no key and ragged groups") {

@@ -56,9 +56,9 @@ GlassLM random_model(std::size_t n_heads = 4, std::size_t n_kv_heads = 2) {
 // small: head_dim 8, so that RoPE has four frequencies, which for Llama 3's
 // scaling fall one in each of its bands (kept, blended, slowed).
 Config small_config_like(const std::string& file) {
-  Config cfg = config_from_json(read_regular_file(std::string(GLASSLLM_TEST_DATA) +
-                                                  "/real_configs/" + file))
-                   .first;
+  Config cfg =
+      config_from_json(read_regular_file(std::string(GLASSLLM_TEST_DATA) + "/" + file))
+          .first;
   cfg.vocab_size = 19;
   cfg.d_model = 16;
   cfg.n_layers = 2;
@@ -199,9 +199,9 @@ TEST_CASE("reference: the bundled model (models/demo) in float64, both K/V paths
 }
 
 TEST_CASE("reference: Llama 3-style RoPE scaling and Qwen2-style q/k/v biases") {
-  Config llama3 = small_config_like("llama-3.2-1b.json");
+  Config llama3 = small_config_like("real_configs/llama-3.2-1b.json");
   REQUIRE(llama3.rope_scaling.type == RopeScaling::Type::llama3);
-  Config qwen2 = small_config_like("qwen2.5-0.5b.json");
+  Config qwen2 = small_config_like("real_configs/qwen2.5-0.5b.json");
   REQUIRE(qwen2.qkv_bias);
   Config linear = llama3;  // "linear": every frequency divided by the factor
   linear.rope_scaling.type = RopeScaling::Type::linear;
@@ -217,6 +217,77 @@ TEST_CASE("reference: Llama 3-style RoPE scaling and Qwen2-style q/k/v biases") 
   }
 }
 
+namespace {
+
+// EXAONE 4.0's family (norms after each half, QK-norm) from its published
+// config.json, made small as above: every layer full, with RoPE.
+Config small_exaone() {
+  Config cfg = small_config_like("exaone-4.0-1.2b/config.json");
+  REQUIRE(cfg.norm_placement == NormPlacement::post);
+  REQUIRE(cfg.qk_norm);
+  cfg.window.assign(cfg.n_layers, 0);
+  cfg.rope.assign(cfg.n_layers, true);
+  return cfg;
+}
+
+// A hybrid one as EXAONE 4.0 32B lays its layers out (sliding, sliding,
+// sliding, global), with a window of 3: the global layer has no RoPE.
+Config small_exaone_hybrid() {
+  Config cfg = small_exaone();
+  cfg.n_layers = 4;
+  cfg.window = {3, 3, 3, 0};
+  cfg.rope = {true, true, true, false};
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("reference: EXAONE 4.0 (norms after, QK-norm) and a hybrid with windows") {
+  for (const Config& cfg : {small_exaone(), small_exaone_hybrid()}) {
+    for (Attention path : kPaths) {
+      CAPTURE(attention_name(path));
+      CAPTURE(cfg.n_layers);
+      GlassLM model = random_model_of(cfg);
+      model.attention = path;
+      // 12 tokens: the later queries of a sliding layer lose their first keys.
+      compare_full_and_incremental(model,
+                                   TokenBatch{{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}},
+                                   /*prefill=*/4);
+      compare_full_and_incremental(model, TokenBatch{{0, 18, 7, 7, 2}, {11, 4, 4, 16, 8}},
+                                   /*prefill=*/1);
+    }
+  }
+}
+
+TEST_CASE("reference: the comparison notices a missing window, RoPE rule or QK-norm") {
+  const TokenBatch tokens{{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}};
+  GlassLM hybrid = random_model_of(small_exaone_hybrid());
+  ReferenceLogits expected = ReferenceModel(hybrid).forward(tokens);
+  no_grad guard;
+  // The same weights under a config without one option each.
+  Config no_window = small_exaone_hybrid(), all_rope = no_window, no_qk = no_window;
+  no_window.window = {0, 0, 0, 0};
+  all_rope.rope = {true, true, true, true};
+  for (const Config& cfg : {no_window, all_rope}) {
+    GlassLM other = GlassLM::from_weights(
+        cfg, DType::float64,
+        [&](const std::string& name, const Shape&) { return hybrid.parameter(name); });
+    CHECK(max_diff(other.forward(tokens), expected) > 1e-6);
+  }
+  // Without QK-norm the norms' weights are not there; set them to 1 and the
+  // per-head scaling still changes the scores.
+  GlassLM unit = hybrid;
+  for (LayerWeights& w : unit.layers) {
+    w.q_norm = ones(w.q_norm.shape(), DType::float64);
+    w.k_norm = ones(w.k_norm.shape(), DType::float64);
+  }
+  no_qk.qk_norm = false;
+  GlassLM other = GlassLM::from_weights(
+      no_qk, DType::float64,
+      [&](const std::string& name, const Shape&) { return unit.parameter(name); });
+  CHECK(max_diff(other.forward(tokens), ReferenceModel(unit).forward(tokens)) > 1e-6);
+}
+
 TEST_CASE("reference: the comparison notices a missing bias or RoPE scaling") {
   // The same weights (random_model_of draws them in the same order) under a
   // config without the option: the engine with it must differ from the
@@ -224,12 +295,12 @@ TEST_CASE("reference: the comparison notices a missing bias or RoPE scaling") {
   // could pass with the option ignored on both sides.
   TokenBatch tokens{{3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8}};
   no_grad guard;
-  Config llama3 = small_config_like("llama-3.2-1b.json");
+  Config llama3 = small_config_like("real_configs/llama-3.2-1b.json");
   Config unscaled = llama3;
   unscaled.rope_scaling = RopeScaling{};
   CHECK(max_diff(random_model_of(llama3).forward(tokens),
                  ReferenceModel(random_model_of(unscaled)).forward(tokens)) > 1e-6);
-  Config qwen2 = small_config_like("qwen2.5-0.5b.json");
+  Config qwen2 = small_config_like("real_configs/qwen2.5-0.5b.json");
   GlassLM with_bias = random_model_of(qwen2);
   ReferenceModel ref(with_bias);
   CHECK(max_diff(with_bias.forward(tokens), ref.forward(tokens)) <= kTolerance);

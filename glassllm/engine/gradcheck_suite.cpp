@@ -200,6 +200,9 @@ std::vector<OpCheckCase> build() {
   c.push_back(make("causal_softmax", "grouped rows (1,2,6,4), 3 queries",
                    {normal({1, 2, 6, 4}, s++)},
                    [](const Inputs& x) { return causal_softmax(x[0], 1, 0, 3); }));
+  c.push_back(make("causal_softmax", "window 2, (1,2,3,5) queries at 2",
+                   {normal({1, 2, 3, 5}, s++)},
+                   [](const Inputs& x) { return causal_softmax(x[0], 2, 0, 0, 2); }));
   return c;
 }
 

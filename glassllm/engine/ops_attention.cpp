@@ -271,16 +271,27 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 
 namespace {
 
-// How many of m keys, the first at position key_start, each of T queries at
-// positions query_start .. query_start+T-1 sees. A query sees a key iff the
-// key's position is at most its own, so its visible keys are a prefix,
-// columns 0 .. n-1 with
-//   n = min(m, query position - key_start + 1)     (key_start <= query_start).
-std::vector<std::size_t> visible_keys(std::size_t T, std::size_t query_start,
-                                      std::size_t key_start, std::size_t m) {
-  std::vector<std::size_t> visible(T);
-  for (std::size_t t = 0; t < T; ++t)
-    visible[t] = std::min(m, query_start + t - key_start + 1);
+// The keys each of T queries at positions query_start .. query_start+T-1
+// sees, among m keys whose first is at position key_start: a query at
+// position i sees key position p iff p <= i (causal) and, with window > 0,
+// p > i - window (a sliding window of the last `window` positions). The
+// visible keys are one run of columns, first .. end-1:
+//   end   = min(m, i - key_start + 1)                  (key_start <= query_start)
+//   first = max(0, i - window + 1 - key_start), or 0 without a window.
+struct KeyRange {
+  std::size_t first = 0, end = 0;
+};
+
+std::vector<KeyRange> visible_keys(std::size_t T, std::size_t query_start,
+                                   std::size_t key_start, std::size_t m,
+                                   std::size_t window) {
+  std::vector<KeyRange> visible(T);
+  for (std::size_t t = 0; t < T; ++t) {
+    const std::size_t i = query_start + t;  // the query's position
+    visible[t].end = std::min(m, i - key_start + 1);
+    if (window > 0 && i + 1 > key_start + window)
+      visible[t].first = std::min(visible[t].end, i + 1 - window - key_start);
+  }
   return visible;
 }
 
@@ -289,13 +300,14 @@ std::vector<std::size_t> visible_keys(std::size_t T, std::size_t query_start,
 // probs = softmax(masked_fill(x, hidden, -inf)) along the last axis, in one
 // pass and without a mask tensor. x is [..., R, m]: row r is the query at
 // position query_start + r % T, column j the key at position key_start + j.
-// Its visible keys are a prefix (visible_keys), so the kernel is softmax
-// over that prefix followed by zeros: exactly what the -inf entries would
-// give, since exp(-inf - max) = 0.
+// Its visible keys are one run of columns (visible_keys: a prefix, or with a
+// sliding window the last `window` positions), so the kernel is softmax over
+// that run with zeros either side: exactly what the -inf entries would give,
+// since exp(-inf - max) = 0.
 // long-function: one op in one place: its checks, forward and backward
 // side by side (docs/design.md), which splitting would pull apart.
 Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start,
-                      std::size_t queries) {
+                      std::size_t queries, std::size_t window) {
   check_defined("causal_softmax", x);
   if (x.ndim() < 2)
     throw std::invalid_argument(
@@ -313,7 +325,8 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         "causal_softmax: the first query (position " + std::to_string(query_start) +
         ") sees no key: keys start at position " + std::to_string(key_start));
   // Visible keys per row of one group of T queries (the same for every group).
-  const std::vector<std::size_t> visible = visible_keys(T, query_start, key_start, m);
+  const std::vector<KeyRange> visible =
+      visible_keys(T, query_start, key_start, m, window);
   const std::size_t rows = m == 0 ? 0 : x.size() / m;
   Tensor out = empty(x.shape(), x.dtype());
   dispatch(x.dtype(), [&](auto zero) {
@@ -322,18 +335,21 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
     T_* y = ptr<T_>(out);
     fast::parallel_rows(rows, m, [&](std::size_t first, std::size_t last) {
       for (std::size_t row = first; row < last; ++row) {
-        const std::size_t o = row * m, n = visible[row % T];
-        fast::softmax_row(in + o, y + o, n);
+        const KeyRange k = visible[row % T];
+        const std::size_t o = row * m, n = k.end - k.first;
+        fast::softmax_row(in + o + k.first, y + o + k.first, n);
         // A visible NaN or +inf, or every visible key -inf, makes the visible
         // entries NaN; then the whole row is NaN, as softmax(masked_fill(...))
         // gives. Otherwise the hidden keys are 0.
-        const T_ hidden = n > 0 && y[o] != y[o] ? y[o] : T_(0);
-        std::fill(y + o + n, y + o + m, hidden);
+        const T_ hidden =
+            n > 0 && y[o + k.first] != y[o + k.first] ? y[o + k.first] : T_(0);
+        std::fill(y + o, y + o + k.first, hidden);
+        std::fill(y + o + k.end, y + o + m, hidden);
       }
     });
   });
   // softmax's backward, dx_j = y_j (dout_j - sum_i dout_i y_i), on the
-  // visible prefix; hidden entries have y_j = 0 and so get dx_j = 0: no
+  // visible run; hidden entries have y_j = 0 and so get dx_j = 0: no
   // gradient reaches a masked score. Saves the output, as softmax does.
   return finish_op(out, "causal_softmax", {x}, [&] {
     return [y = out.detach(), visible, T, m, rows](const Tensor& dout) {
@@ -345,10 +361,14 @@ Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_
         T_* d = ptr<T_>(dx);
         fast::parallel_rows(rows, m, [&](std::size_t first, std::size_t last) {
           for (std::size_t row = first; row < last; ++row) {
-            const std::size_t o = row * m, n = visible[row % T];
-            const T_ dot = fast::dot(g + o, yv + o, n);
-            for (std::size_t j = 0; j < n; ++j) d[o + j] = yv[o + j] * (g[o + j] - dot);
-            std::fill(d + o + n, d + o + m, T_(0));  // hidden keys get no gradient
+            const KeyRange k = visible[row % T];
+            const std::size_t o = row * m;
+            const T_ dot = fast::dot(g + o + k.first, yv + o + k.first, k.end - k.first);
+            for (std::size_t j = k.first; j < k.end; ++j)
+              d[o + j] = yv[o + j] * (g[o + j] - dot);
+            // hidden keys get no gradient
+            std::fill(d + o, d + o + k.first, T_(0));
+            std::fill(d + o + k.end, d + o + m, T_(0));
           }
         });
       });
@@ -368,14 +388,16 @@ namespace {
 // differentiate them. Anything else, bad input included, takes the ops.
 bool fused_decode_applies(const Tensor& q, const Tensor& keys, const Tensor& values,
                           std::size_t query_start, std::size_t key_start,
-                          const AttentionParts* parts) {
+                          const AttentionParts* parts, std::size_t window) {
   const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
   const std::size_t Hkv = keys.dim(1), m = keys.dim(2), rows = H / Hkv * T;
   if (rows == 0 || rows > fast::kDecodeRowsMax || m == 0 || hd == 0 ||
       key_start > query_start || q.dtype() != keys.dtype() ||
       keys.dtype() != values.dtype())
     return false;
-  if (parts || op_observed()) return false;
+  // The fused kernel attends over a prefix of the keys; a sliding window's
+  // run that starts later takes the ops.
+  if (window > 0 || parts || op_observed()) return false;
   if (should_record({&q, &keys, &values})) return false;
   return fast::grouped_decode_pays(B * Hkv, rows, m, hd);
 }
@@ -386,7 +408,9 @@ Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
                     std::size_t query_start, std::size_t key_start, double scale) {
   const std::size_t B = q.dim(0), H = q.dim(1), T = q.dim(2), hd = q.dim(3);
   const std::size_t Hkv = keys.dim(1), m = keys.dim(2);
-  const std::vector<std::size_t> visible = visible_keys(T, query_start, key_start, m);
+  std::vector<std::size_t> visible;  // a prefix per query (no window here)
+  for (const KeyRange& k : visible_keys(T, query_start, key_start, m, 0))
+    visible.push_back(k.end);
   Tensor out = empty(q.shape(), q.dtype());
   dispatch(q.dtype(), [&](auto zero) {
     using V = decltype(zero);
@@ -410,7 +434,7 @@ Tensor fused_decode(const Tensor& q, const Tensor& keys, const Tensor& values,
 // shortcut).
 Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& values,
                          std::size_t query_start, std::size_t key_start,
-                         AttentionParts* parts) {
+                         AttentionParts* parts, std::size_t window) {
   check_defined("grouped_attention", q);
   check_defined("grouped_attention", keys);
   check_defined("grouped_attention", values);
@@ -426,7 +450,7 @@ Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& valu
   const std::int64_t T = std::int64_t(q.dim(2)), hd = std::int64_t(q.dim(3));
   const std::int64_t Hkv = std::int64_t(keys.dim(1)), G = H / Hkv;
   const double scale = 1.0 / std::sqrt(double(hd));
-  if (fused_decode_applies(q, keys, values, query_start, key_start, parts))
+  if (fused_decode_applies(q, keys, values, query_start, key_start, parts, window))
     return fused_decode(q, keys, values, query_start, key_start, scale);
   // The G query heads of one group are neighbours in q, so
   // [B, H, T, hd] -> [B, Hkv, G*T, hd] is a view: row g*T + t of group i is
@@ -436,7 +460,7 @@ Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& valu
   // [B, H, T, m]: the same numbers as the repeat_kv path's scores)
   Tensor scores = matmul_t(q_grouped, keys) * scale;
   // Row g*T + t is query t: the mask repeats every T rows.
-  Tensor probs = causal_softmax(scores, query_start, key_start, std::size_t(T));
+  Tensor probs = causal_softmax(scores, query_start, key_start, std::size_t(T), window);
   // [B, Hkv, G*T, m] @ [B, Hkv, m, hd] -> [B, Hkv, G*T, hd] -> [B, H, T, hd]
   Tensor out = reshape(matmul(probs, values), {B, H, T, hd});
   if (parts) *parts = AttentionParts{scores, probs};

@@ -31,30 +31,8 @@ struct Slot {
 };
 
 std::vector<Slot> weight_slots(const Config& cfg) {
-  const std::size_t V = cfg.vocab_size, D = cfg.d_model, F = cfg.d_ff;
-  const std::size_t q_out = cfg.n_heads * cfg.head_dim();      // H*hd
-  const std::size_t kv_out = cfg.n_kv_heads * cfg.head_dim();  // Hkv*hd
   std::vector<Slot> slots;
-  slots.push_back({"model.embed_tokens.weight", {V, D}});
-  for (std::size_t l = 0; l < cfg.n_layers; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    slots.push_back({p + "input_layernorm.weight", {D}});
-    slots.push_back({p + "self_attn.q_proj.weight", {q_out, D}});
-    slots.push_back({p + "self_attn.k_proj.weight", {kv_out, D}});
-    slots.push_back({p + "self_attn.v_proj.weight", {kv_out, D}});
-    if (cfg.qkv_bias) {
-      slots.push_back({p + "self_attn.q_proj.bias", {q_out}});
-      slots.push_back({p + "self_attn.k_proj.bias", {kv_out}});
-      slots.push_back({p + "self_attn.v_proj.bias", {kv_out}});
-    }
-    slots.push_back({p + "self_attn.o_proj.weight", {D, q_out}});
-    slots.push_back({p + "post_attention_layernorm.weight", {D}});
-    slots.push_back({p + "mlp.gate_proj.weight", {F, D}});
-    slots.push_back({p + "mlp.up_proj.weight", {F, D}});
-    slots.push_back({p + "mlp.down_proj.weight", {D, F}});
-  }
-  slots.push_back({"model.norm.weight", {D}});
-  slots.push_back({"lm_head.weight", {V, D}});
+  for (auto& [name, shape] : weight_table(cfg)) slots.push_back({name, shape});
   return slots;
 }
 

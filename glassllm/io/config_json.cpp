@@ -29,9 +29,12 @@ std::string config_to_json(const Config& cfg, DType dtype,
   // GlassLM's names are on the right.
   Json j;
   // Biases on q/k/v are Qwen2's architecture (Llama's attention_bias would put
-  // one on o_proj too).
-  j["architectures"] = {cfg.qkv_bias ? "Qwen2ForCausalLM" : "LlamaForCausalLM"};
-  j["model_type"] = cfg.qkv_bias ? "qwen2" : "llama";
+  // one on o_proj too); norms after each half and QK-norm are EXAONE 4.0's.
+  const bool exaone = cfg.norm_placement == NormPlacement::post;
+  j["architectures"] = {exaone         ? "Exaone4ForCausalLM"
+                        : cfg.qkv_bias ? "Qwen2ForCausalLM"
+                                       : "LlamaForCausalLM"};
+  j["model_type"] = exaone ? "exaone4" : cfg.qkv_bias ? "qwen2" : "llama";
   j["hidden_size"] = cfg.d_model;
   j["intermediate_size"] = cfg.d_ff;
   j["num_attention_heads"] = cfg.n_heads;
@@ -56,8 +59,21 @@ std::string config_to_json(const Config& cfg, DType dtype,
   j["vocab_size"] = cfg.vocab_size;
   j["tie_word_embeddings"] = false;
   j["hidden_act"] = "silu";
-  if (!cfg.qkv_bias) j["attention_bias"] = false;
-  j["mlp_bias"] = false;
+  if (exaone) {
+    // Exaone4Config: one sliding_window for every sliding layer, and the
+    // layers' kinds.
+    std::size_t window = 0;
+    Json types = Json::array();
+    for (std::size_t l = 0; l < cfg.n_layers; ++l) {
+      window = std::max(window, cfg.layer_window(l));
+      types.push_back(cfg.layer_window(l) ? "sliding_attention" : "full_attention");
+    }
+    j["sliding_window"] = window ? Json(window) : Json(nullptr);
+    j["layer_types"] = types;
+  } else {
+    if (!cfg.qkv_bias) j["attention_bias"] = false;
+    j["mlp_bias"] = false;
+  }
   j["torch_dtype"] = dtype_name(dtype);
   if (eos_token_id) j["eos_token_id"] = *eos_token_id;
   return j.dump(2) + "\n";
@@ -124,27 +140,35 @@ void refuse_unknown_keys(const Json& j) {
       "vocab_size", "tie_word_embeddings", "hidden_act", "attention_bias", "mlp_bias",
       "torch_dtype", "dtype", "bos_token_id", "eos_token_id", "pad_token_id",
       "pretraining_tp", "rope_interleaved", "use_sliding_window", "sliding_window",
-      "max_window_layers", "layer_types",
+      "max_window_layers", "layer_types", "sliding_window_pattern",
       // metadata and training-only settings
       "_name_or_path", "transformers_version", "use_cache", "initializer_range",
       "attention_dropout", "is_llama_config", "tokenizer_class"};
   for (const auto& [key, value] : j.items())
     if (!known.count(key))
-      throw config_error("key '" + key + "' is not supported (GlassLM runs Llama and " +
-                         "Qwen2 models without it)");
+      throw config_error("key '" + key + "' is not supported (GlassLM runs Llama, " +
+                         "Qwen2 and EXAONE 4.0 models without it)");
 }
 
-// The architecture: Llama or Qwen2 (Llama with biases on q, k and v), and
-// only the parts of them GlassLM implements. Returns true for Qwen2.
-bool read_architecture(const ConfigKeys& c) {
+// The model families GlassLM reads: Llama, Qwen2 (Llama with biases on q, k
+// and v) and EXAONE 4.0 (norms after each half, QK-norm, sliding windows).
+enum class Family { llama, qwen2, exaone4 };
+
+// The architecture, and only the parts of it GlassLM implements.
+Family read_architecture(const ConfigKeys& c) {
   const Json& j = c.j;
   if (!j.contains("model_type")) throw config_error("missing key 'model_type'");
   std::string model_type = c.string_or("model_type", "");
-  if (model_type != "llama" && model_type != "qwen2")
-    throw config_error("model_type is '" + model_type + "', expected 'llama' or 'qwen2'");
-  const bool qwen2 = model_type == "qwen2";
+  if (model_type != "llama" && model_type != "qwen2" && model_type != "exaone4")
+    throw config_error("model_type is '" + model_type +
+                       "', expected 'llama', 'qwen2' or 'exaone4'");
+  const Family family = model_type == "qwen2"     ? Family::qwen2
+                        : model_type == "exaone4" ? Family::exaone4
+                                                  : Family::llama;
   refuse_unknown_keys(j);
-  const std::string architecture = qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM";
+  const std::string architecture = family == Family::qwen2     ? "Qwen2ForCausalLM"
+                                   : family == Family::exaone4 ? "Exaone4ForCausalLM"
+                                                               : "LlamaForCausalLM";
   if (j.contains("architectures")) {
     const Json& a = j["architectures"];
     if (!a.is_array()) throw c.type_error("architectures", "a list of strings");
@@ -155,11 +179,54 @@ bool read_architecture(const ConfigKeys& c) {
                                              : std::string(name.type_name())) +
                            " is not supported, expected '" + architecture + "'");
   }
-  return qwen2;
+  return family;
+}
+
+// EXAONE 4.0's layers, as Exaone4Config and Exaone4Attention read them:
+// sliding_window (absent: 4096, the class default; null: no sliding layer),
+// layer_types ("sliding_attention" | "full_attention" per layer; absent:
+// every sliding_window_pattern-th layer full, the rest sliding), and RoPE on
+// a layer iff sliding_window is null or the layer is a sliding one.
+void read_exaone_layers(const ConfigKeys& c, Config& cfg) {
+  const Json& j = c.j;
+  std::size_t window = 4096;
+  if (j.contains("sliding_window"))
+    window = j["sliding_window"].is_null() ? 0 : c.size("sliding_window");
+  std::vector<bool> sliding(cfg.n_layers, false);
+  if (j.contains("layer_types") && !j["layer_types"].is_null()) {
+    const Json& types = j["layer_types"];
+    if (!types.is_array() || types.size() != cfg.n_layers)
+      throw config_error("layer_types must list one type per layer (" +
+                         std::to_string(cfg.n_layers) + "), got " + json_preview(types));
+    for (std::size_t l = 0; l < cfg.n_layers; ++l) {
+      if (types[l] != "sliding_attention" && types[l] != "full_attention")
+        throw config_error("layer_types has " + json_preview(types[l]) +
+                           "; expected \"sliding_attention\" or \"full_attention\"");
+      sliding[l] = types[l] == "sliding_attention";
+    }
+  } else if (window > 0) {
+    const Json pattern = j.contains("sliding_window_pattern")
+                             ? j["sliding_window_pattern"]
+                             : Json(4);  // Exaone4Config's default
+    if (!pattern.is_number_integer() || pattern.get<std::int64_t>() < 1)
+      throw config_error("sliding_window_pattern is " + json_preview(pattern) +
+                         "; without layer_types GlassLM reads a positive integer");
+    const std::size_t every = pattern.get<std::size_t>();
+    for (std::size_t l = 0; l < cfg.n_layers; ++l) sliding[l] = (l + 1) % every != 0;
+  }
+  cfg.window.assign(cfg.n_layers, 0);
+  cfg.rope.assign(cfg.n_layers, true);
+  for (std::size_t l = 0; l < cfg.n_layers; ++l) {
+    if (sliding[l] && window == 0)
+      throw config_error("layer " + std::to_string(l) +
+                         " is a sliding_attention layer but sliding_window is null");
+    cfg.window[l] = sliding[l] ? window : 0;
+    cfg.rope[l] = window == 0 || sliding[l];
+  }
 }
 
 // Settings that would change the math, each refused by name.
-void refuse_unsupported_features(const ConfigKeys& c) {
+void refuse_unsupported_features(const ConfigKeys& c, Family family) {
   const Json& j = c.j;
   std::string act = c.string_or("hidden_act", "silu");
   if (act != "silu")
@@ -179,7 +246,8 @@ void refuse_unsupported_features(const ConfigKeys& c) {
                                         j["pretraining_tp"].get<std::int64_t>() == 1))
     throw config_error("pretraining_tp is " + j["pretraining_tp"].dump() +
                        ", expected 1");
-  if (j.contains("layer_types") && j["layer_types"].is_array())
+  if (family != Family::exaone4 && j.contains("layer_types") &&
+      j["layer_types"].is_array())
     for (const Json& t : j["layer_types"])
       if (t != "full_attention")
         throw config_error("layer_types has " + json_preview(t) +
@@ -271,10 +339,21 @@ std::pair<Config, std::optional<DType>> config_from_json(const std::string& json
   if (!j.is_object()) throw config_error("the JSON is not an object");
   const ConfigKeys keys(j);
   Config cfg;
-  cfg.qkv_bias = read_architecture(keys);
-  refuse_unsupported_features(keys);
+  const Family family = read_architecture(keys);
+  cfg.qkv_bias = family == Family::qwen2;
+  refuse_unsupported_features(keys, family);
+  if (family != Family::exaone4 && keys.j.contains("sliding_window_pattern"))
+    throw config_error("sliding_window_pattern is EXAONE 4.0's; a " +
+                       std::string(family == Family::qwen2 ? "Qwen2" : "Llama") +
+                       " model has no sliding window here");
   cfg.rope_scaling = read_rope_scaling(keys);
   read_sizes(keys, cfg);
+  if (family == Family::exaone4) {
+    // Exaone4DecoderLayer: norms after attention and the MLP, and QK-norm.
+    cfg.norm_placement = NormPlacement::post;
+    cfg.qk_norm = true;
+    read_exaone_layers(keys, cfg);
+  }
   const std::optional<DType> dtype = read_dtype(keys);
   try {
     cfg.validate();

@@ -63,6 +63,12 @@ void Config::validate() const {
   if (!(rope_theta > 0))
     fail("rope_theta (" + std::to_string(rope_theta) + ") must be positive");
   if (!(norm_eps >= 0)) fail("norm_eps (" + std::to_string(norm_eps) + ") must be >= 0");
+  if (!window.empty() && window.size() != n_layers)
+    fail("window lists " + std::to_string(window.size()) +
+         " layers, expected n_layers (" + std::to_string(n_layers) + ") or none");
+  if (!rope.empty() && rope.size() != n_layers)
+    fail("rope lists " + std::to_string(rope.size()) + " layers, expected n_layers (" +
+         std::to_string(n_layers) + ") or none");
 }
 
 std::vector<double> rope_inv_freq(const Config& cfg) {
@@ -109,28 +115,46 @@ Attention parse_attention(const std::string& name) {
 
 namespace {
 
+// A block's weights for a config, in named_parameters() order: each name
+// after "model.layers.<l>." and its field. The one place that lists them;
+// the model family decides which norms there are (model.h, Config).
+std::vector<std::pair<std::string, Tensor LayerWeights::*>> layer_slots(
+    const Config& cfg) {
+  using W = LayerWeights;
+  std::vector<std::pair<std::string, Tensor W::*>> s;
+  if (cfg.norm_placement == NormPlacement::pre)
+    s.push_back({"input_layernorm.weight", &W::input_layernorm});
+  s.push_back({"self_attn.q_proj.weight", &W::q_proj});
+  s.push_back({"self_attn.k_proj.weight", &W::k_proj});
+  s.push_back({"self_attn.v_proj.weight", &W::v_proj});
+  if (cfg.qkv_bias) {
+    s.push_back({"self_attn.q_proj.bias", &W::q_bias});
+    s.push_back({"self_attn.k_proj.bias", &W::k_bias});
+    s.push_back({"self_attn.v_proj.bias", &W::v_bias});
+  }
+  s.push_back({"self_attn.o_proj.weight", &W::o_proj});
+  if (cfg.qk_norm) {
+    s.push_back({"self_attn.q_norm.weight", &W::q_norm});
+    s.push_back({"self_attn.k_norm.weight", &W::k_norm});
+  }
+  s.push_back({"post_attention_layernorm.weight", &W::post_attention_layernorm});
+  if (cfg.norm_placement == NormPlacement::post)
+    s.push_back({"post_feedforward_layernorm.weight", &W::post_feedforward_layernorm});
+  s.push_back({"mlp.gate_proj.weight", &W::gate_proj});
+  s.push_back({"mlp.up_proj.weight", &W::up_proj});
+  s.push_back({"mlp.down_proj.weight", &W::down_proj});
+  return s;
+}
+
 // Calls f(name, weight) for every weight of `model` (const or not), in the
-// fixed order of named_parameters(): the one place that lists the names.
+// fixed order of named_parameters().
 template <class Model, class F>
 void for_each_weight(Model& model, F f) {
   f("model.embed_tokens.weight", model.embed_tokens);
+  const auto slots = layer_slots(model.config());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
-    auto& w = model.layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    f(p + "input_layernorm.weight", w.input_layernorm);
-    f(p + "self_attn.q_proj.weight", w.q_proj);
-    f(p + "self_attn.k_proj.weight", w.k_proj);
-    f(p + "self_attn.v_proj.weight", w.v_proj);
-    if (model.config().qkv_bias) {
-      f(p + "self_attn.q_proj.bias", w.q_bias);
-      f(p + "self_attn.k_proj.bias", w.k_bias);
-      f(p + "self_attn.v_proj.bias", w.v_bias);
-    }
-    f(p + "self_attn.o_proj.weight", w.o_proj);
-    f(p + "post_attention_layernorm.weight", w.post_attention_layernorm);
-    f(p + "mlp.gate_proj.weight", w.gate_proj);
-    f(p + "mlp.up_proj.weight", w.up_proj);
-    f(p + "mlp.down_proj.weight", w.down_proj);
+    for (const auto& [name, field] : slots) f(p + name, model.layers[l].*field);
   }
   f("model.norm.weight", model.norm);
   f("lm_head.weight", model.lm_head);
@@ -147,6 +171,7 @@ Shape weight_shape(const Config& cfg, const std::string& name) {
   const std::size_t H = cfg.n_heads, Hkv = cfg.n_kv_heads, V = cfg.vocab_size;
   auto is = [&](const char* part) { return name.find(part) != std::string::npos; };
   if (is("embed_tokens") || is("lm_head")) return {V, D};
+  if (is("q_norm") || is("k_norm")) return {hd};  // per head, over head_dim
   if (is("norm")) return {D};
   if (is("q_proj.bias")) return {H * hd};
   if (is("k_proj.bias") || is("v_proj.bias")) return {Hkv * hd};
@@ -158,6 +183,21 @@ Shape weight_shape(const Config& cfg, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, Shape>> weight_table(const Config& cfg) {
+  std::vector<std::pair<std::string, Shape>> table;
+  auto add = [&](const std::string& name) {
+    table.emplace_back(name, weight_shape(cfg, name));
+  };
+  add("model.embed_tokens.weight");
+  const auto slots = layer_slots(cfg);
+  for (std::size_t l = 0; l < cfg.n_layers; ++l)
+    for (const auto& slot : slots)
+      add("model.layers." + std::to_string(l) + "." + slot.first);
+  add("model.norm.weight");
+  add("lm_head.weight");
+  return table;
+}
 
 // The initialisation: one random stream, drawn in named_parameters() order,
 // so a seed fixes every weight (and float32 weights are the rounded float64
@@ -347,12 +387,13 @@ Tensor custom_attention_out(const AttentionFn& fn, const Tensor& q, const Tensor
 // The one place the two K/V sharing paths differ. Both compute, per query
 // head h (meeting K/V head h / G):
 //   scores = q k^T / sqrt(hd), probs = softmax over the keys, where a query
-//   sees a key iff the key's position <= the query's (causal_softmax: the
-//   hidden scores count as -inf, their probabilities are exactly 0),
+//   sees a key iff the key's position <= the query's and, on a sliding-window
+//   layer, > the query's - window (causal_softmax: the hidden scores count as
+//   -inf, their probabilities are exactly 0),
 //   out = probs v.
 Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
-              std::size_t start, std::size_t key_start, Attention path,
-              std::size_t layer) {
+              std::size_t start, std::size_t key_start, Attention path, std::size_t layer,
+              std::size_t window) {
   if (q.ndim() != 4 || keys.ndim() != 4 || keys.shape() != values.shape() ||
       q.dim(0) != keys.dim(0) || q.dim(3) != keys.dim(3) || keys.dim(1) == 0 ||
       q.dim(1) % keys.dim(1) != 0)
@@ -374,7 +415,7 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
     // [B, H, T, hd] @ [B, H, m, hd]^T -> [B, H, T, m]
     Tensor scores = matmul_t(q, keys_rep) * (1.0 / std::sqrt(double(hd)));
     trace::scores(layer, scores, per_head, start, key_start);
-    Tensor probs = causal_softmax(scores, start, key_start);  // [B, H, T, m]
+    Tensor probs = causal_softmax(scores, start, key_start, 0, window);  // [B, H, T, m]
     trace::snapshot("attn.softmax", layer, probs);
     out = matmul(probs, values_rep);  // [B, H, T, m] @ [B, H, m, hd] -> [B, H, T, hd]
   } else {
@@ -385,7 +426,7 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
     // step fused (ops.h), with the same bits.
     AttentionParts seen;
     out = grouped_attention(q, keys, values, start, key_start,
-                            trace::active ? &seen : nullptr);
+                            trace::active ? &seen : nullptr, window);
     trace::scores(layer, seen.scores, per_head, start, key_start);
     trace::snapshot("attn.softmax", layer, seen.probs, per_head);
   }
@@ -394,15 +435,33 @@ Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
 
 namespace {
 
-// The attention half of block l, without its residual add:
-//   o_proj attention(rmsnorm(x) * input_layernorm)     [B, T, d_model]
+// Attention's core for block l, on the model's K/V path, with the layer's
+// sliding window. A path supplied at run time (Attention::custom, model.h's
+// AttentionFn) returns only its output, so the tracer sees no scores for it;
+// it takes no window, so a sliding layer refuses it.
+Tensor attention_core(const GlassLM& model, std::size_t l, const Tensor& q,
+                      const Tensor& keys, const Tensor& values, std::size_t start,
+                      std::size_t key_start) {
+  const std::size_t window = model.config().layer_window(l);
+  if (model.attention != Attention::custom)
+    return attend(q, keys, values, start, key_start, model.attention, l, window);
+  if (window > 0)
+    throw std::invalid_argument(
+        "forward: layer " + std::to_string(l) + " has a sliding window of " +
+        std::to_string(window) +
+        " and a custom attention path takes none; choose repeat_kv or grouped");
+  return custom_attention_out(model.custom_attention, q, keys, values, start, key_start);
+}
+
+// The attention half of block l on its input h (already normalised when the
+// norm comes first), without its norm after or its residual add:
+//   o_proj attention(h)     [B, T, d_model] -> [B, T, d_model]
 // With a cache, the new keys and values are appended to it and the queries
 // attend over everything it holds.
-Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
+Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& h,
                        KVCache* cache, std::size_t start) {
   const Config& cfg = model.config();
   const LayerWeights& w = model.layers[l];
-  Tensor h = rms_norm(x, w.input_layernorm, cfg.norm_eps);  // [B, T, d_model]
   // With cfg.qkv_bias (Qwen2), q, k and v have a bias: [B, T, N] + [N].
   auto project = [&](const Tensor& weight, const Tensor& bias) {
     Tensor y = linear(h, weight);
@@ -411,11 +470,19 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
   Tensor q = split_heads(project(w.q_proj, w.q_bias), cfg.n_heads);     // [B, H, T, hd]
   Tensor k = split_heads(project(w.k_proj, w.k_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
   Tensor v = split_heads(project(w.v_proj, w.v_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-  // Rotate by the absolute positions start .. start+T-1 (shapes unchanged),
-  // with the frequencies of config.json's rope_scaling (e.g. Llama 3's).
-  const std::vector<double> inv_freq = rope_inv_freq(cfg);  // [hd/2]
-  q = rope(q, start, inv_freq);
-  k = rope(k, start, inv_freq);
+  if (cfg.qk_norm) {
+    // QK-norm (EXAONE 4.0): every head's q and k scaled to unit RMS over
+    // head_dim, times a learned [hd] weight, before RoPE. Shapes unchanged.
+    q = rms_norm(q, w.q_norm, cfg.norm_eps);
+    k = rms_norm(k, w.k_norm, cfg.norm_eps);
+  }
+  if (cfg.layer_rope(l)) {
+    // Rotate by the absolute positions start .. start+T-1 (shapes unchanged),
+    // with the frequencies of config.json's rope_scaling (e.g. Llama 3's).
+    const std::vector<double> inv_freq = rope_inv_freq(cfg);  // [hd/2]
+    q = rope(q, start, inv_freq);
+    k = rope(k, start, inv_freq);
+  }
   // Recorded as they enter the scores: any score is q . k / sqrt(hd).
   trace::snapshot("attn.q", l, q);
   trace::snapshot("attn.k", l, k);
@@ -437,26 +504,48 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& x,
     // and they get probability exactly 0. (llama.cpp also keeps a fixed K/V
     // buffer and masks the cells not written, but attends only over the
     // written cells, padded to a multiple of 32 or 256; here every step
-    // reads the whole buffer, as docs/05 says.)
+    // reads the whole buffer, as docs/05 says.) A sliding-window layer keeps
+    // every position too; the mask hides the ones behind its window.
   }
 
-  // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]. A path
-  // supplied at run time (Attention::custom, model.h's AttentionFn) returns
-  // only its output, so the tracer sees no scores for it.
-  Tensor out = model.attention == Attention::custom
-                   ? custom_attention_out(model.custom_attention, q, keys, values, start,
-                                          key_start)
-                   : attend(q, keys, values, start, key_start, model.attention, l);
+  // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]
+  Tensor out = attention_core(model, l, q, keys, values, start, key_start);
   trace::snapshot("attn.out", l, out);
   return linear(merge_heads(out), w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
 }
 
-// The MLP half of a block (SwiGLU), without its residual add:
-//   down_proj(silu(gate_proj h) * up_proj h), h = rmsnorm(x) * post_attention_layernorm
-Tensor mlp_block(const LayerWeights& w, const Tensor& x, double eps) {
-  Tensor h = rms_norm(x, w.post_attention_layernorm, eps);  // [B, T, d_model]
+// The MLP half of a block (SwiGLU) on its input h, without its norm or its
+// residual add:
+//   down_proj(silu(gate_proj h) * up_proj h)     [B, T, d_model]
+Tensor mlp_block(const LayerWeights& w, const Tensor& h) {
   // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
   return linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+}
+
+// The model family's seam (docs/design.md, "Model families"): one half of a
+// block, x + sublayer with its RMSNorm where cfg.norm_placement puts it:
+//   pre  (Llama):       x + sublayer(rmsnorm(x) * norm_weight)
+//   post (EXAONE 4.0):  x + rmsnorm(sublayer(x)) * norm_weight
+template <class Sublayer>
+Tensor residual_add(const Config& cfg, const Tensor& x, const Tensor& norm_weight,
+                    Sublayer sublayer) {
+  if (cfg.norm_placement == NormPlacement::pre)
+    return x + sublayer(rms_norm(x, norm_weight, cfg.norm_eps));
+  return x + rms_norm(sublayer(x), norm_weight, cfg.norm_eps);
+}
+
+// Which norm weight each half of block l uses; the names differ by family:
+//   pre:  input_layernorm, then post_attention_layernorm (before the MLP)
+//   post: post_attention_layernorm, then post_feedforward_layernorm
+struct BlockPlan {
+  const Tensor& attention_norm;
+  const Tensor& mlp_norm;
+};
+
+BlockPlan block_plan(const Config& cfg, const LayerWeights& w) {
+  if (cfg.norm_placement == NormPlacement::pre)
+    return {w.input_layernorm, w.post_attention_layernorm};
+  return {w.post_attention_layernorm, w.post_feedforward_layernorm};
 }
 
 }  // namespace
@@ -476,8 +565,13 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
   for (std::size_t l = 0; l < layers.size(); ++l) {
     trace::layer(int(l));
     trace::snapshot("resid.in", l, x);  // the residual stream entering block l
-    x = x + attention_block(*this, l, x, cache ? &(*cache)[l] : nullptr, start);
-    x = x + mlp_block(layers[l], x, cfg_.norm_eps);
+    const BlockPlan plan = block_plan(cfg_, layers[l]);
+    KVCache* layer_cache = cache ? &(*cache)[l] : nullptr;
+    x = residual_add(cfg_, x, plan.attention_norm, [&](const Tensor& h) {
+      return attention_block(*this, l, h, layer_cache, start);
+    });
+    x = residual_add(cfg_, x, plan.mlp_norm,
+                     [&](const Tensor& h) { return mlp_block(layers[l], h); });
   }
   trace::layer(-1);
   x = rms_norm(x, norm, cfg_.norm_eps);  // [B, T, d_model]

@@ -149,13 +149,16 @@ Array merge_heads(const Array& x) {
 }
 
 // key_pos[None, :] <= query_pos[:, None]: query t (at query_start + t) sees
-// key j (at key_start + j) iff the key is not later. [T, m]
+// key j (at key_start + j) iff the key is not later; with a sliding window,
+// also key_pos > query_pos - window. [T, m]
 xt::xarray<bool> causal_mask(std::size_t T, std::size_t m, std::size_t query_start,
-                             std::size_t key_start) {
+                             std::size_t key_start, std::size_t window) {
   Array query_pos = xt::arange<double>(query_start, query_start + T);
   Array key_pos = xt::arange<double>(key_start, key_start + m);
-  return xt::view(key_pos, xt::newaxis(), xt::all()) <=
-         xt::view(query_pos, xt::all(), xt::newaxis());
+  auto keys = xt::view(key_pos, xt::newaxis(), xt::all());
+  auto queries = xt::view(query_pos, xt::all(), xt::newaxis());
+  if (window == 0) return keys <= queries;
+  return keys <= queries && keys > queries - double(window);
 }
 
 // doc:end blocks
@@ -164,10 +167,10 @@ xt::xarray<bool> causal_mask(std::size_t T, std::size_t m, std::size_t query_sta
 // softmax(causal(q @ k^T / sqrt(hd))) @ v for q [B, H, T, hd] and
 // k, v [B, Hkv, m, hd]; query head h uses K/V head h // G.
 Array attention(const Array& q, const Array& k, const Array& v, std::size_t query_start,
-                std::size_t key_start, Attention path) {
+                std::size_t key_start, Attention path, std::size_t window) {
   std::size_t B = q.shape(0), H = q.shape(1), T = q.shape(2), hd = q.shape(3);
   std::size_t Hkv = k.shape(1), G = H / Hkv, m = k.shape(2);
-  xt::xarray<bool> mask = causal_mask(T, m, query_start, key_start);  // [T, m]
+  xt::xarray<bool> mask = causal_mask(T, m, query_start, key_start, window);  // [T, m]
   const double minus_inf = -std::numeric_limits<double>::infinity();
   if (path == Attention::repeat_kv) {
     Array keys = xt::repeat(k, G, 1);    // np.repeat(k, G, axis=1): [B, H, m, hd]
@@ -204,6 +207,8 @@ struct LayerArrays {
   Array input_layernorm, q_proj, k_proj, v_proj, o_proj;
   Array q_bias, k_bias, v_bias;  // [H*hd], [Hkv*hd] x 2; zeros without qkv_bias
   Array post_attention_layernorm, gate_proj, up_proj, down_proj;
+  Array q_norm, k_norm;              // [hd]; only with qk_norm
+  Array post_feedforward_layernorm;  // [d_model]; only with norms after (EXAONE)
 };
 
 struct ReferenceModel::Weights {
@@ -245,13 +250,16 @@ ReferenceModel::ReferenceModel(const GlassLM& model, Attention path)
   auto bias = [&](const Tensor& b, std::size_t width) {
     return w_->cfg.qkv_bias ? to_array(b) : Array(xt::zeros<double>({width}));
   };
+  // A weight the family does not have stays an empty array, never read.
+  auto maybe = [](const Tensor& t) { return t.defined() ? to_array(t) : Array(); };
   for (const LayerWeights& l : model.layers)
-    w_->layers.push_back({to_array(l.input_layernorm), to_array(l.q_proj),
+    w_->layers.push_back({maybe(l.input_layernorm), to_array(l.q_proj),
                           to_array(l.k_proj), to_array(l.v_proj), to_array(l.o_proj),
                           bias(l.q_bias, q_width), bias(l.k_bias, kv_width),
                           bias(l.v_bias, kv_width), to_array(l.post_attention_layernorm),
                           to_array(l.gate_proj), to_array(l.up_proj),
-                          to_array(l.down_proj)});
+                          to_array(l.down_proj), maybe(l.q_norm), maybe(l.k_norm),
+                          maybe(l.post_feedforward_layernorm)});
 }
 ReferenceModel::~ReferenceModel() = default;
 ReferenceModel::ReferenceModel(ReferenceModel&&) noexcept = default;
@@ -314,16 +322,25 @@ ReferenceLogits ReferenceModel::forward(const TokenBatch& tokens, ReferenceCache
 
   Array x = xt::view(w_->embed_tokens, xt::keep(ids), xt::all());  // embed_tokens[ids]
   x.reshape({B, T, cfg.d_model});                                  // [B, T, d_model]
+  const bool norm_first = cfg.norm_placement == NormPlacement::pre;
   for (std::size_t l = 0; l < cfg.n_layers; ++l) {
     const LayerArrays& w = w_->layers[l];
-    Array h = rmsnorm(x, w.input_layernorm, cfg.norm_eps);
+    // Llama: the sub-layers read rmsnorm(x); EXAONE 4.0: x itself, and norm
+    // their outputs instead.
+    Array h = norm_first ? rmsnorm(x, w.input_layernorm, cfg.norm_eps) : x;
     Array q = split_heads(linear(h, w.q_proj) + w.q_bias, cfg.n_heads);  // [B, H, T, hd]
     Array k =
         split_heads(linear(h, w.k_proj) + w.k_bias, cfg.n_kv_heads);  // [B, Hkv, T, hd]
     Array v =
         split_heads(linear(h, w.v_proj) + w.v_bias, cfg.n_kv_heads);  // [B, Hkv, T, hd]
-    q = rope(q, start, w_->inv_freq);
-    k = rope(k, start, w_->inv_freq);
+    if (cfg.qk_norm) {  // each head's q and k over head_dim, before RoPE
+      q = rmsnorm(q, w.q_norm, cfg.norm_eps);
+      k = rmsnorm(k, w.k_norm, cfg.norm_eps);
+    }
+    if (cfg.layer_rope(l)) {
+      q = rope(q, start, w_->inv_freq);
+      k = rope(k, start, w_->inv_freq);
+    }
     std::size_t key_start = start;  // without a cache the keys are the new tokens
     if (cache) {                    // keys from position 0: the whole history
       Array& cached_k = cache->layers_->k[l];
@@ -336,10 +353,19 @@ ReferenceLogits ReferenceModel::forward(const TokenBatch& tokens, ReferenceCache
       cached_v = v;
       key_start = 0;
     }
-    Array out = attention(q, k, v, start, key_start, w_->path);  // [B, H, T, hd]
-    x = x + linear(merge_heads(out), w.o_proj);
-    h = rmsnorm(x, w.post_attention_layernorm, cfg.norm_eps);
-    x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+    Array out = attention(q, k, v, start, key_start, w_->path,
+                          cfg.layer_window(l));  // [B, H, T, hd]
+    Array attn = linear(merge_heads(out), w.o_proj);
+    if (norm_first) {
+      x = x + attn;
+      h = rmsnorm(x, w.post_attention_layernorm, cfg.norm_eps);
+      x = x + linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+    } else {
+      x = x + rmsnorm(attn, w.post_attention_layernorm, cfg.norm_eps);
+      Array mlp =
+          linear(silu(linear(x, w.gate_proj)) * linear(x, w.up_proj), w.down_proj);
+      x = x + rmsnorm(mlp, w.post_feedforward_layernorm, cfg.norm_eps);
+    }
   }
   if (cache) cache->layers_->length = start + T;
   x = rmsnorm(x, w_->norm, cfg.norm_eps);

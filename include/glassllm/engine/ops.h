@@ -178,11 +178,14 @@ Tensor rope(const Tensor& x, std::size_t start, const std::vector<double>& inv_f
 /// to rounding (~1 ulp), to softmax(masked_fill(x, hidden, -inf)), without
 /// building the mask; a row whose visible scores hold a NaN, or are all -inf,
 /// is NaN in every entry, as that softmax's would be.
+/// With window > 0 (a sliding-window layer, e.g. EXAONE 4.0's local ones) the
+/// query at position i sees only the keys i - window < j <= i: the last
+/// `window` positions, itself included; window = 0 is the full causal mask.
 /// Throws if the first query sees no key (key_start > query_start) or R is not
 /// a multiple of queries.
 ///   probs = causal_softmax(scores, start);  // scores [B, H, T, m], keys from position 0
 Tensor causal_softmax(const Tensor& x, std::size_t query_start, std::size_t key_start = 0,
-                      std::size_t queries = 0);
+                      std::size_t queries = 0, std::size_t window = 0);
 
 /// What grouped_attention computed on its way, for a caller that shows it
 /// (the tracer): scores (scaled) and probs, [B, Hkv, G*T, m] each, a view
@@ -202,9 +205,10 @@ struct AttentionParts {
 /// head) that nothing watches -- no `parts` asked for, no OpObserver, no
 /// input that needs a gradient -- runs as one fused kernel per K/V head
 /// instead, with the same bits; its result's op() is then
-/// "grouped_decode_attention".
+/// "grouped_decode_attention". window > 0 limits each query to its last
+/// `window` keys (causal_softmax's window); such a step always takes the ops.
 Tensor grouped_attention(const Tensor& q, const Tensor& keys, const Tensor& values,
                          std::size_t query_start, std::size_t key_start,
-                         AttentionParts* parts = nullptr);
+                         AttentionParts* parts = nullptr, std::size_t window = 0);
 
 }  // namespace glassllm

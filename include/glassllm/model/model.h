@@ -21,6 +21,13 @@
 //   mlp_block(x):
 //     h = rmsnorm(x) * post_attention_layernorm
 //     return down_proj(silu(gate_proj h) * up_proj h)       [B, T, d_model]
+// That is Llama's family; Config's family options change it in one place
+// (model.cpp's residual_add and block_plan; docs/design.md, "Model
+// families"): EXAONE 4.0 puts each norm after its half,
+//     x = x + rmsnorm(attention(x)) * post_attention_layernorm
+//     x = x + rmsnorm(mlp(x)) * post_feedforward_layernorm
+// normalises each head of q and k (qk_norm), and may give a layer a sliding
+// window or no RoPE.
 // forward, attention_block and mlp_block are in glassllm/model/model.cpp,
 // the pieces first and forward last; the K/V cache is in kv_cache.cpp,
 // generation in generate.cpp.
@@ -55,6 +62,14 @@ struct RopeScaling {
   double original_max_position_embeddings = 8192;        ///< llama3
 };
 
+/// Where each half of a block puts its RMSNorm (docs/design.md, "Model
+/// families"):
+///   pre:  x = x + f(norm(x))   Llama, Qwen2 (input_layernorm,
+///                              post_attention_layernorm before the MLP)
+///   post: x = x + norm(f(x))   EXAONE 4.0 (post_attention_layernorm after
+///                              attention, post_feedforward_layernorm after the MLP)
+enum class NormPlacement { pre, post };
+
 /// The model's sizes. Defaults are the design's; vocab_size comes from the
 /// tokenizer.
 struct Config {
@@ -74,6 +89,24 @@ struct Config {
   /// has none).
   bool qkv_bias = false;
   RopeScaling rope_scaling;  ///< none by default
+
+  // The model family's options (docs/design.md, "Model families"): the
+  // defaults are Llama's; EXAONE 4.0 sets them from its config.json.
+  NormPlacement norm_placement = NormPlacement::pre;
+  /// A per-head RMSNorm over head_dim on q and on k, after their projection and
+  /// before RoPE (self_attn.q_norm.weight, self_attn.k_norm.weight, [hd]).
+  bool qk_norm = false;
+  /// Per layer: its sliding window (a query at position i sees keys
+  /// i - window < j <= i), 0 for full attention. Empty: every layer full.
+  std::vector<std::size_t> window;
+  /// Per layer: whether q and k are rotated by RoPE. Empty: every layer is.
+  /// (EXAONE 4.0's hybrid models leave their global layers without RoPE.)
+  std::vector<bool> rope;
+
+  std::size_t layer_window(std::size_t l) const {
+    return l < window.size() ? window[l] : 0;
+  }
+  bool layer_rope(std::size_t l) const { return l < rope.size() ? bool(rope[l]) : true; }
 
   std::size_t head_dim() const {
     return explicit_head_dim ? explicit_head_dim : d_model / n_heads;
@@ -103,6 +136,10 @@ inline constexpr SizeFlag kSizeFlags[] = {
     {"--d-ff", &Config::d_ff, "Hidden width of the MLP"},
     {"--max-len", &Config::max_len, "Longest window; in training, tokens per row"},
 };
+
+/// Every weight a model of this config has: its Hugging Face name and shape
+/// (projections [out, in]), in named_parameters() order.
+std::vector<std::pair<std::string, Shape>> weight_table(const Config& cfg);
 
 /// RoPE's hd/2 inverse frequencies for a config (theta, head_dim and the
 /// scaling above), computed in double.
@@ -202,15 +239,18 @@ using Cache = std::vector<KVCache>;
 /// Token ids, one row per sequence: [B][T]. Rows must have equal lengths.
 using TokenBatch = std::vector<std::vector<std::int64_t>>;
 
-/// The weights of one transformer block (Hugging Face Llama names).
+/// The weights of one transformer block (Hugging Face Llama names; EXAONE 4.0
+/// has no input_layernorm but q_norm, k_norm and post_feedforward_layernorm).
 struct LayerWeights {
-  Tensor input_layernorm;           ///< [d_model]
-  Tensor q_proj, k_proj, v_proj;    ///< [H*hd, d_model], [Hkv*hd, d_model] x 2
-  Tensor q_bias, k_bias, v_bias;    ///< [H*hd], [Hkv*hd] x 2; only with cfg.qkv_bias
-  Tensor o_proj;                    ///< [d_model, H*hd]
-  Tensor post_attention_layernorm;  ///< [d_model]
-  Tensor gate_proj, up_proj;        ///< [d_ff, d_model]
-  Tensor down_proj;                 ///< [d_model, d_ff]
+  Tensor input_layernorm;             ///< [d_model]; only with NormPlacement::pre
+  Tensor q_proj, k_proj, v_proj;      ///< [H*hd, d_model], [Hkv*hd, d_model] x 2
+  Tensor q_bias, k_bias, v_bias;      ///< [H*hd], [Hkv*hd] x 2; only with cfg.qkv_bias
+  Tensor o_proj;                      ///< [d_model, H*hd]
+  Tensor q_norm, k_norm;              ///< [hd] each; only with cfg.qk_norm
+  Tensor post_attention_layernorm;    ///< [d_model]
+  Tensor post_feedforward_layernorm;  ///< [d_model]; only with NormPlacement::post
+  Tensor gate_proj, up_proj;          ///< [d_ff, d_model]
+  Tensor down_proj;                   ///< [d_model, d_ff]
 };
 
 /// Options of generate().
@@ -247,7 +287,7 @@ struct GenerateOptions {
 /// tracer records. GlassLM::forward calls it once per block.
 Tensor attend(const Tensor& q, const Tensor& keys, const Tensor& values,
               std::size_t query_start, std::size_t key_start, Attention path,
-              std::size_t layer = 0);
+              std::size_t layer = 0, std::size_t window = 0);
 
 class GlassLM {
  public:
