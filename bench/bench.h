@@ -66,11 +66,14 @@ struct DecodeFigures {
   double floor_tokens_per_s = 0;           // copy_bytes_per_s / weight_bytes_per_token
   double read_bytes_per_s = 0;             // summing a large buffer, same threads
   int threads = 1;
+  double bf16_tokens_per_s = 0;  // the projections and lm_head kept in bfloat16
+  std::size_t bf16_weight_bytes_per_token = 0;
 };
 
 /// Decoding one token at a time at SmolLM2-135M's shape (random float32
 /// weights), beside the memory floor: the copy bandwidth over the bytes of
-/// weights each token reads. bench_decode.cpp.
+/// weights each token reads; then with the projections kept in bfloat16,
+/// beside the read floor of its bytes. bench_decode.cpp.
 DecodeFigures smollm2_decode(int runs);
 /// Its table, and its keys in `glassllm bench --json`'s object.
 void print_decode(const DecodeFigures& f);

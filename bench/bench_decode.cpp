@@ -3,8 +3,10 @@
 // time, against the floor set by memory: each new token must read every
 // weight once (all 30 layers and the 49152 x 576 lm_head; of the embedding,
 // one row), so tokens/s cannot exceed the memory's copy bandwidth divided by
-// those bytes. Both are measured in the same run, interleaved, so that a
-// noisy neighbour slows them alike. bench.cpp prints the figures.
+// those bytes. Then the same model with its projections kept in bfloat16
+// (weights16.h), half the bytes, against the floor of its own bytes. All are
+// measured in the same run, interleaved, so that a noisy neighbour slows
+// them alike. bench.cpp prints the figures.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "bench/bench.h"
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
+#include "glassllm/fast/kernels.h"
 #include "glassllm/model/model.h"
 
 namespace glassllm::cli {
@@ -55,6 +58,18 @@ GlassLM random_model(const Config& cfg) {
         }
         return t;
       });
+}
+
+// What one token reads: every weight but the embedding, of which one row
+// (weights kept in 16 bits counted at 2 bytes each).
+std::size_t bytes_per_token(const GlassLM& model) {
+  std::size_t bytes = model.weights16 ? model.weights16->nbytes() : 0;
+  for (const auto& [name, w] : model.named_parameters())
+    if (w.defined())
+      bytes += name == "model.embed_tokens.weight"
+                   ? model.config().d_model * sizeof(float)
+                   : w.nbytes();
+  return bytes;
 }
 
 // Copies `bytes` from `from` to `to`, split among `threads` threads, each
@@ -103,12 +118,11 @@ double seconds_per_decoded_token(const GlassLM& model, const Config& cfg) {
 DecodeFigures smollm2_decode(int runs) {
   const Config cfg = smollm2_135m();
   const GlassLM model = random_model(cfg);
+  const GlassLM model16 = keep_in_16_bits(model, WeightType::bf16);
   DecodeFigures f;
   f.threads = blas_info().threads;
-  // What one token reads: every weight but the embedding, of which one row.
-  for (const auto& [name, w] : model.named_parameters())
-    f.weight_bytes_per_token +=
-        name == "model.embed_tokens.weight" ? cfg.d_model * sizeof(float) : w.nbytes();
+  f.weight_bytes_per_token = bytes_per_token(model);
+  f.bf16_weight_bytes_per_token = bytes_per_token(model16);
 
   // A buffer twice the weights' size, far beyond any cache.
   const std::size_t copy_bytes = 2 * f.weight_bytes_per_token;
@@ -122,15 +136,18 @@ DecodeFigures smollm2_decode(int runs) {
   };
 
   seconds_per_decoded_token(model, cfg);  // warm up
+  seconds_per_decoded_token(model16, cfg);
   copy();
   read();
-  std::vector<double> token_s, copy_s, read_s;
+  std::vector<double> token_s, bf16_token_s, copy_s, read_s;
   for (int r = 0; r < runs; ++r) {
     token_s.push_back(seconds_per_decoded_token(model, cfg));
+    bf16_token_s.push_back(seconds_per_decoded_token(model16, cfg));
     copy_s.push_back(median_seconds(copy, 1));
     read_s.push_back(median_seconds(read, 1));
   }
   f.tokens_per_s = 1.0 / median(token_s);
+  f.bf16_tokens_per_s = 1.0 / median(bf16_token_s);
   f.copy_bytes_per_s = double(copy_bytes) / median(copy_s);
   f.read_bytes_per_s = double(read_bytes) / median(read_s);
   f.floor_tokens_per_s = f.copy_bytes_per_s / double(f.weight_bytes_per_token);
@@ -156,6 +173,20 @@ void print_decode(const DecodeFigures& f) {
               f.read_bytes_per_s / 1e9);
   std::printf("  decode / read floor                             %10.2f\n",
               f.tokens_per_s * double(f.weight_bytes_per_token) / f.read_bytes_per_s);
+  const double bf16_read_floor =
+      f.read_bytes_per_s / double(f.bf16_weight_bytes_per_token);
+  std::printf("The same, projections and lm_head kept in bfloat16 (%s kernel)\n",
+              fast::linear16_path());
+  std::printf("  decode, one token at a time (tokens/s)          %10.1f\n",
+              f.bf16_tokens_per_s);
+  std::printf("  weights read per token (MB)                     %10.1f\n",
+              double(f.bf16_weight_bytes_per_token) / 1e6);
+  std::printf("  read floor: read bandwidth / weights (tokens/s) %10.1f\n",
+              bf16_read_floor);
+  std::printf("  decode / read floor                             %10.2f\n",
+              f.bf16_tokens_per_s / bf16_read_floor);
+  std::printf("  bfloat16 decode / float32 decode                %10.2f\n",
+              f.bf16_tokens_per_s / f.tokens_per_s);
 }
 
 void print_decode_json(const DecodeFigures& f, nlohmann::json& j) {
@@ -168,6 +199,14 @@ void print_decode_json(const DecodeFigures& f, nlohmann::json& j) {
   j["decode_smollm2_135m_over_read_floor"] =
       f.tokens_per_s * double(f.weight_bytes_per_token) / f.read_bytes_per_s;
   j["decode_smollm2_135m_threads"] = f.threads;
+  const double bf16_read_floor =
+      f.read_bytes_per_s / double(f.bf16_weight_bytes_per_token);
+  j["decode_smollm2_135m_bf16_tokens_per_s"] = f.bf16_tokens_per_s;
+  j["decode_smollm2_135m_bf16_weight_bytes_per_token"] = f.bf16_weight_bytes_per_token;
+  j["decode_smollm2_135m_bf16_read_floor_tokens_per_s"] = bf16_read_floor;
+  j["decode_smollm2_135m_bf16_over_read_floor"] = f.bf16_tokens_per_s / bf16_read_floor;
+  j["decode_smollm2_135m_bf16_over_float32"] = f.bf16_tokens_per_s / f.tokens_per_s;
+  j["decode_smollm2_135m_bf16_kernel"] = fast::linear16_path();
 }
 
 }  // namespace glassllm::cli

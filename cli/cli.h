@@ -99,9 +99,12 @@ Cache filled_caches(const StackShape& s, std::size_t filled, DType dtype);
 /// load_checkpoint for `command`: with allow_nonfinite, prints one warning
 /// line on stderr per weight holding nan or inf ("glassllm forward: warning:
 /// ckpt/model.safetensors: weight 'lm_head.weight' has nan at index [3, 17];
-/// outputs will not be finite"). cli/model.cpp.
+/// outputs will not be finite"). `weights`: how the projections are kept
+/// (load_checkpoint's; float32 for every command but forward and generate).
+/// cli/model.cpp.
 Checkpoint load_model(const std::string& command, const std::string& dir,
-                      std::optional<DType> dtype, bool allow_nonfinite);
+                      std::optional<DType> dtype, bool allow_nonfinite,
+                      std::optional<WeightType> weights = WeightType::f32);
 /// The files of a checkpoint folder (and the folder): a command's outputs
 /// may not be any of them (refuse_output_over_inputs, files.h).
 std::vector<std::string> checkpoint_files(const std::string& dir);

@@ -44,8 +44,9 @@ std::vector<std::int64_t> parse_ids(const std::string& text, const char* what) {
 }
 
 Checkpoint load_model(const std::string& command, const std::string& dir,
-                      std::optional<DType> dtype, bool allow_nonfinite) {
-  Checkpoint ckpt = load_checkpoint(dir, dtype, allow_nonfinite);
+                      std::optional<DType> dtype, bool allow_nonfinite,
+                      std::optional<WeightType> weights) {
+  Checkpoint ckpt = load_checkpoint(dir, dtype, allow_nonfinite, weights);
   for (const std::string& line : ckpt.nonfinite)
     std::cerr << "glassllm " << command << ": warning: " << printable(line)
               << "; outputs will not be finite\n";
@@ -71,6 +72,13 @@ std::vector<std::string> checkpoint_files(const std::string& dir) {
 void add_allow_nonfinite(CLI::App* sub, bool& flag) {
   sub->add_flag("--allow-nonfinite", flag,
                 "Load weights holding nan or inf (to see what they do); warns for each");
+}
+
+// --weights, for the commands that only run the model (forward, generate).
+void add_weights(CLI::App* sub, std::optional<std::string>& weights) {
+  sub->add_option("--weights", weights,
+                  "Keep the projections' weights in bf16, f16 or f32 (default: as the "
+                  "checkpoint stores them); bf16 and f16 run with float32 activations");
 }
 
 ContinuationText continuation_text(const Tokenizer& tokenizer, std::size_t prompt_len) {
@@ -125,7 +133,7 @@ struct InitArgs {
 
 struct ForwardArgs {
   std::string dir, tokens, out, attention = "repeat_kv";
-  std::optional<std::string> dtype;
+  std::optional<std::string> dtype, weights;
   bool allow_nonfinite = false;
 };
 
@@ -141,18 +149,23 @@ struct GenerateArgs {
   std::size_t max_new_tokens = 64, top_k = 0;
   double temperature = 0.0;
   std::uint64_t seed = 0;
+  std::optional<std::string> weights;
   bool allow_nonfinite = false;
 };
 
 // Every option is checked (names, the output path) before the checkpoint is
 // read, so a typo costs nothing.
+// --weights: absent, the projections stay as the file stores them (16 bits
+// for a bf16 or f16 checkpoint), unless --dtype asks for a dtype of weights.
 Checkpoint load(const std::string& command, const std::string& dir,
                 const std::optional<std::string>& dtype, const std::string& attention,
-                bool allow_nonfinite) {
+                bool allow_nonfinite, const std::optional<std::string>& weights = "f32") {
   const Attention path = parse_attention(attention);
   const std::optional<DType> as =
       dtype ? std::optional(parse_dtype(*dtype)) : std::nullopt;
-  Checkpoint ckpt = load_model(command, dir, as, allow_nonfinite);
+  const std::optional<WeightType> kept =
+      weights ? std::optional(parse_weight_type(*weights)) : std::nullopt;
+  Checkpoint ckpt = load_model(command, dir, as, allow_nonfinite, kept);
   ckpt.model.attention = path;
   return ckpt;
 }
@@ -190,16 +203,19 @@ int init(const InitArgs& a) {
 int forward(const ForwardArgs& a) {
   refuse_output_over_inputs("--out", a.out, checkpoint_files(a.dir));
   std::vector<std::int64_t> tokens = parse_ids(a.tokens, "--tokens");
-  Checkpoint ckpt = load("forward", a.dir, a.dtype, a.attention, a.allow_nonfinite);
+  Checkpoint ckpt =
+      load("forward", a.dir, a.dtype, a.attention, a.allow_nonfinite, a.weights);
   Tensor logits;
   {
     no_grad guard;
     logits = ckpt.model.forward(tokens);  // [1, T, vocab]
   }
   write_npy(a.out, logits);
-  std::printf("wrote %s: logits %s %s (%s path)\n", a.out.c_str(),
+  const GlassLM& model = ckpt.model;
+  std::printf("wrote %s: logits %s %s (%s path%s%s)\n", a.out.c_str(),
               shape_str(logits.shape()).c_str(), dtype_name(logits.dtype()),
-              attention_name(ckpt.model.attention));
+              attention_name(model.attention), model.weights16 ? ", weights " : "",
+              model.weights16 ? weight_type_name(model.weights16->type) : "");
   return 0;
 }
 
@@ -294,7 +310,8 @@ GenerateOptions generate_options(const GenerateArgs& a, const Checkpoint& ckpt,
 int generate(const GenerateArgs& a) {
   if (a.prompt.empty()) throw std::invalid_argument("generate: --prompt is empty");
   const CacheMode cache_mode = parse_cache_mode(a.cache);
-  Checkpoint ckpt = load("generate", a.dir, std::nullopt, a.attention, a.allow_nonfinite);
+  Checkpoint ckpt =
+      load("generate", a.dir, std::nullopt, a.attention, a.allow_nonfinite, a.weights);
   check_cache_fits(a, ckpt.model, cache_mode);
   GenerateOptions opt = generate_options(a, ckpt, cache_mode);
   if (ckpt.hf_tokenizer && !ckpt.tokenizer) return generate_hf(a, ckpt, opt);
@@ -352,6 +369,7 @@ Command register_forward(CLI::App& app) {
   sub->add_option("--out", a->out, "Output .npy file")->required();
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_option("--dtype", a->dtype, "Convert the weights to float32 or float64");
+  add_weights(sub, a->weights);
   add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return forward(*a); }};
 }
@@ -391,6 +409,7 @@ Command register_generate(CLI::App& app) {
   add_whole(sub, "--seed", a->seed, "Sampling seed", 0, UINT64_MAX);
   sub->add_option("--attention", a->attention, attention_help)->capture_default_str();
   sub->add_option("--cache", a->cache, "concat or preallocated")->capture_default_str();
+  add_weights(sub, a->weights);
   add_allow_nonfinite(sub, a->allow_nonfinite);
   return {sub, [a] { return generate(*a); }};
 }

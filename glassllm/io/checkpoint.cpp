@@ -38,7 +38,8 @@ constexpr const char* kHFTokenizerFile = "tokenizer.json";
 // weight name to the shard file that holds it ({"weight_map": {"name":
 // "model-00001-of-00002.safetensors", ...}}). Every shard is read once, and
 // must hold exactly the weights the index gives it.
-NamedTensors read_shards(const fs::path& root, const std::string& index_path) {
+NamedTensors read_shards(const fs::path& root, const std::string& index_path,
+                         detail::Keep16* keep16) {
   Json index;
   try {
     index = detail::parse_json_strict(
@@ -65,15 +66,22 @@ NamedTensors read_shards(const fs::path& root, const std::string& index_path) {
   NamedTensors all;
   for (const std::string& f : files) {
     const std::string path = (root / f).string();
-    for (auto& [name, tensor] : read_safetensors(path)) {
+    // Every name the shard holds must be one the index puts there.
+    auto check_listed = [&](const std::string& name) {
       auto it = file_of.find(name);
       if (it == file_of.end() || it->second != f)
         throw std::runtime_error(
             path + ": holds '" + name + "', which " + index_path +
             (it == file_of.end() ? " does not list" : " puts in " + it->second));
       file_of.erase(it);
+    };
+    const std::size_t kept_before = keep16 ? keep16->kept.size() : 0;
+    for (auto& [name, tensor] : detail::read_safetensors_keeping(path, keep16)) {
+      check_listed(name);
       all.emplace_back(name, std::move(tensor));
     }
+    for (std::size_t i = kept_before; keep16 && i < keep16->kept.size(); ++i)
+      check_listed(keep16->kept[i].first);
   }
   if (!file_of.empty())
     throw std::runtime_error(index_path + ": weight '" + file_of.begin()->first +
@@ -119,23 +127,23 @@ void save_checkpoint(const std::string& dir, const GlassLM& model,
 // The files of a folder, read in the order checkpoint_load.cpp asks for them,
 // so that its messages come in the same order for a folder as in memory.
 Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
-                           bool allow_nonfinite) {
+                           bool allow_nonfinite, std::optional<WeightType> weights) {
   const fs::path root(dir);
   detail::CheckpointSource source;
   source.folder = dir;
   source.config_name = (root / detail::kConfigFile).string();
   source.config_text =
       read_regular_file(source.config_name, kMaxJsonBytes, "a config file");
-  source.read_weights = [&root](std::string& name) {
+  source.read_weights = [&root](std::string& name, detail::Keep16* keep16) {
     // model.safetensors, or the shards its index lists.
     name = (root / kWeightsFile).string();
     const std::string index_path = (root / kIndexFile).string();
     std::error_code ec;
     if (!fs::exists(name, ec) && fs::exists(index_path, ec)) {
       name = index_path;  // names the weights in the messages
-      return read_shards(root, index_path);
+      return read_shards(root, index_path, keep16);
     }
-    return read_safetensors(name);
+    return detail::read_safetensors_keeping(name, keep16);
   };
   source.tokenizer_name = (root / kTokenizerFile).string();
   source.read_tokenizer = [&source]() -> std::optional<std::string> {
@@ -143,7 +151,8 @@ Checkpoint load_checkpoint(const std::string& dir, std::optional<DType> dtype,
     if (!fs::exists(source.tokenizer_name, ec)) return std::nullopt;
     return read_regular_file(source.tokenizer_name, kMaxJsonBytes, "a tokenizer file");
   };
-  Checkpoint ckpt = detail::load_checkpoint_source(source, dtype, allow_nonfinite);
+  Checkpoint ckpt =
+      detail::load_checkpoint_source(source, dtype, allow_nonfinite, weights);
 
   // A Hugging Face tokenizer. A model's embedding may have more rows than its
   // tokenizer has tokens (Qwen2.5 pads 151665 tokens to 151936 rows), never

@@ -47,6 +47,35 @@ Tensor copy_of(const Tensor& t) {
   return out;
 }
 
+// "nan at index [3, 17]": the element at flat index i of a tensor of this
+// shape, as one index per dimension, last dimension fastest.
+std::string nonfinite_at(const Shape& shape, std::size_t i, bool is_nan, bool positive) {
+  std::string index;
+  for (std::size_t d = shape.size(), rest = i; d-- > 0;) {
+    index = std::to_string(rest % shape[d]) + (index.empty() ? "" : ", ") + index;
+    rest /= shape[d];
+  }
+  return std::string(is_nan     ? "nan"
+                     : positive ? "inf"
+                                : "-inf") +
+         " at index [" + index + "]";
+}
+
+// The same for a tensor kept in 16 bits: nan and inf have every exponent
+// bit set (bfloat16: 0x7F80, half: 0x7C00), nan a mantissa too.
+std::string first_nonfinite16(const detail::Tensor16& t) {
+  const std::uint16_t exponent = t.dtype == "BF16" ? 0x7F80 : 0x7C00;
+  std::string found;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < t.bits.size(); ++i) {
+    const std::uint16_t b = t.bits[i];
+    if ((b & exponent) != exponent || count++ > 0) continue;
+    found = nonfinite_at(t.shape, i, (b & 0x7FFF & ~exponent) != 0, (b & 0x8000) == 0);
+  }
+  if (count > 1) found += " (and " + std::to_string(count - 1) + " more non-finite)";
+  return found;
+}
+
 // The first element of t that is nan or +-inf, as "nan at index [3, 17]"
 // plus how many more there are; "" when every element is finite.
 std::string first_nonfinite(const Tensor& t) {
@@ -69,16 +98,7 @@ std::string first_nonfinite(const Tensor& t) {
     for (std::size_t i = 0; i < n; ++i) {
       if (std::isfinite(p[i])) continue;
       if (count++ > 0) continue;
-      // The flat index as one index per dimension, last dimension fastest.
-      std::string index;
-      for (std::size_t d = t.ndim(), rest = i; d-- > 0;) {
-        index = std::to_string(rest % t.shape()[d]) + (index.empty() ? "" : ", ") + index;
-        rest /= t.shape()[d];
-      }
-      found = std::string(std::isnan(p[i]) ? "nan"
-                          : p[i] > 0       ? "inf"
-                                           : "-inf") +
-              " at index [" + index + "]";
+      found = nonfinite_at(t.shape(), i, std::isnan(p[i]), p[i] > 0);
     }
   });
   if (count > 1) found += " (and " + std::to_string(count - 1) + " more non-finite)";
@@ -124,11 +144,10 @@ namespace {
 // (checked before their names are made: 10^9 layers would take minutes and
 // gigabytes to list), none missing (a tied lm_head is copied from the
 // embedding), each of the design's shape, and none unexpected.
-void check_weights_against_config(const NamedTensors& loaded,
-                                  const std::map<std::string, Tensor>& by_name,
-                                  const Config& cfg, bool tied,
-                                  const std::string& weights_path,
-                                  const std::string& config_path) {
+void check_weights_against_config(
+    const std::vector<std::pair<std::string, Shape>>& loaded,
+    const std::map<std::string, Shape>& by_name, const Config& cfg, bool tied,
+    const std::string& weights_path, const std::string& config_path) {
   // Each layer has at least 9 weights.
   const double least_weights = 9.0 * double(cfg.n_layers) + 2;
   if (least_weights > double(loaded.size()))
@@ -150,16 +169,16 @@ void check_weights_against_config(const NamedTensors& loaded,
                                   : ""));
   for (const Slot& s : slots) {
     auto it = by_name.find(s.name);
-    if (it != by_name.end() && it->second.shape() != s.shape)
+    if (it != by_name.end() && it->second != s.shape)
       throw std::runtime_error(weights_path + ": weight '" + s.name + "' has shape " +
-                               shape_str(it->second.shape()) + ", expected " +
+                               shape_str(it->second) + ", expected " +
                                shape_str(s.shape));
   }
   std::set<std::string> expected;
   for (const Slot& s : slots) expected.insert(s.name);
   std::string unexpected;
   std::size_t n_unexpected = 0;
-  for (const auto& [name, t] : loaded) {
+  for (const auto& [name, shape] : loaded) {
     // Older transformers saved RoPE's inv_freq as a buffer; it is recomputed
     // from rope_theta, so it is not a weight.
     if (expected.count(name) || name.ends_with(".self_attn.rotary_emb.inv_freq"))
@@ -179,19 +198,21 @@ void check_weights_against_config(const NamedTensors& loaded,
 // nan proves nothing: refused unless asked, naming the first one. Returns
 // the lines that name them when they are allowed.
 std::vector<std::string> nonfinite_weights(const NamedTensors& loaded,
+                                           const detail::Keep16& keep16,
                                            const std::string& weights_path,
                                            bool allow_nonfinite) {
   std::vector<std::string> nonfinite;
-  for (const auto& [name, t] : loaded) {
-    std::string bad = first_nonfinite(t);
-    if (bad.empty()) continue;
+  auto check = [&](const std::string& name, const std::string& bad) {
+    if (bad.empty()) return;
     const std::string line = weights_path + ": weight '" + name + "' has " + bad;
     if (!allow_nonfinite)
       throw std::runtime_error(line +
                                "; non-finite weights make every output non-finite "
                                "(--allow-nonfinite loads them anyway)");
     nonfinite.push_back(line);
-  }
+  };
+  for (const auto& [name, t] : loaded) check(name, first_nonfinite(t));
+  for (const auto& [name, t] : keep16.kept) check(name, first_nonfinite16(t));
   return nonfinite;
 }
 
@@ -212,10 +233,13 @@ DType model_dtype(const NamedTensors& loaded, std::optional<DType> asked,
 // is 5 GB in float32; a second copy would not fit in 8 GB). Takes the
 // tensors out of `by_name` as the model takes them.
 GlassLM model_from_tensors(const Config& cfg, DType target,
-                           std::map<std::string, Tensor>& by_name) {
+                           std::map<std::string, Tensor>& by_name,
+                           std::shared_ptr<const Weights16> weights16) {
   no_grad guard;  // the conversions are not part of any graph
   return GlassLM::from_weights(
-      cfg, target, [&](const std::string& name, const Shape&) -> Tensor {
+      cfg, target,
+      [&](const std::string& name, const Shape&) -> Tensor {
+        if (weights16 && weights16->find(name)) return Tensor();  // kept in 16 bits
         auto it = by_name.find(name);
         const bool tied_head = it == by_name.end() && name == "lm_head.weight";
         if (tied_head) it = by_name.find("model.embed_tokens.weight");
@@ -232,7 +256,54 @@ GlassLM model_from_tensors(const Config& cfg, DType target,
         // embedding stays for a tied lm_head, the last weight).
         if (name != "model.embed_tokens.weight") by_name.erase(it);
         return t;
-      });
+      },
+      weights16);
+}
+
+// ---- 16-bit weights (weights16.h) ----
+
+WeightType type_of(const std::string& safetensors_dtype) {
+  return safetensors_dtype == "BF16" ? WeightType::bf16 : WeightType::f16;
+}
+
+// The type the projections are kept in: the one asked for, or (as stored)
+// that of the first one the file holds in 16 bits; f32 when it holds none.
+WeightType weights_type(std::optional<WeightType> asked, const detail::Keep16& keep16) {
+  if (asked) return *asked;
+  return keep16.kept.empty() ? WeightType::f32
+                             : type_of(keep16.kept.front().second.dtype);
+}
+
+// The model's 16-bit projections, each from its bits as read (converted when
+// the file stores the other 16-bit type) or else rounded from its float
+// tensor, which is then freed; a tied lm_head is rounded from the embedding.
+std::shared_ptr<const Weights16> weights16_from(const Config& cfg, WeightType type,
+                                                detail::Keep16& keep16,
+                                                std::map<std::string, Tensor>& by_name) {
+  auto w16 = std::make_shared<Weights16>();
+  w16->type = type;
+  w16->layers.resize(cfg.n_layers);
+  std::map<std::string, detail::Tensor16*> kept;
+  for (auto& [name, t] : keep16.kept) kept[name] = &t;
+  for (const Slot& s : weight_slots(cfg)) {
+    Weight16* w = w16->find(s.name);
+    if (!w) continue;
+    if (auto k = kept.find(s.name); k != kept.end()) {
+      detail::Tensor16& t = *k->second;
+      *w = Weight16{type, s.shape[0], s.shape[1], std::move(t.bits)};
+      const WeightType stored = type_of(t.dtype);
+      if (stored != type)
+        for (std::uint16_t& b : w->bits) b = to_16_bits(type, from_16_bits(stored, b));
+      continue;
+    }
+    auto it = by_name.find(s.name);
+    if (it == by_name.end())  // a tied lm_head (checked before)
+      it = by_name.find("model.embed_tokens.weight");
+    *w = Weight16::from_tensor(it->second, type);
+    if (it->first != "model.embed_tokens.weight") by_name.erase(it);
+  }
+  keep16.kept.clear();
+  return w16;
 }
 
 // The folder's character tokenizer, when it has one, with as many tokens as
@@ -270,9 +341,11 @@ std::optional<std::int64_t> bos_id_of(const Json& j, std::size_t vocab_size,
 
 // Loading in the order of the files: config.json, then every weight's name,
 // shape and dtype against it, then the tokenizer.
+// long-function: the steps of a load in the order they run, each a few lines
 Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
                                           std::optional<DType> dtype,
-                                          bool allow_nonfinite) {
+                                          bool allow_nonfinite,
+                                          std::optional<WeightType> weights) {
   const fs::path root(source.folder);
   const std::string& config_path = source.config_name;
 
@@ -299,19 +372,41 @@ Checkpoint detail::load_checkpoint_source(const CheckpointSource& source,
           std::to_string(cfg.vocab_size) + ")",
       parameter_bytes(cfg, dtype.value_or(DType::float32)), "check config.json's sizes");
 
-  // 2. The weights (model.safetensors or its shards), checked name by name
-  // against the design's table.
-  std::string weights_path;  // what the messages call the weights
-  NamedTensors loaded = source.read_weights(weights_path);
-  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
-  check_weights_against_config(loaded, by_name, cfg, tied, weights_path, config_path);
-  std::vector<std::string> nonfinite =
-      nonfinite_weights(loaded, weights_path, allow_nonfinite);
+  // 16-bit weights multiply float32 activations; as stored, a float64 model
+  // keeps float32 Tensors.
+  if (weights && *weights != WeightType::f32 && dtype && *dtype != DType::float32)
+    throw std::invalid_argument(std::string("--weights ") + weight_type_name(*weights) +
+                                " runs with float32 activations; drop --dtype " +
+                                dtype_name(*dtype) + " or use --weights f32");
+  if (!weights && dtype && *dtype != DType::float32) weights = WeightType::f32;
 
-  // 3. The dtype, and 4. the model made from the tensors.
-  const DType target = model_dtype(loaded, dtype, config_dtype);
+  // 2. The weights (model.safetensors or its shards), checked name by name
+  // against the design's table; the projections that stay in 16 bits are
+  // read into keep16, as their bits.
+  std::string weights_path;  // what the messages call the weights
+  detail::Keep16 keep16;
+  if (weights != WeightType::f32) keep16.wanted = kept_in_16_bits;
+  NamedTensors loaded =
+      source.read_weights(weights_path, keep16.wanted ? &keep16 : nullptr);
+  std::vector<std::pair<std::string, Shape>> shapes;
+  for (const auto& [name, t] : loaded) shapes.emplace_back(name, t.shape());
+  for (const auto& [name, t] : keep16.kept) shapes.emplace_back(name, t.shape);
+  check_weights_against_config(shapes,
+                               std::map<std::string, Shape>(shapes.begin(), shapes.end()),
+                               cfg, tied, weights_path, config_path);
+  std::vector<std::string> nonfinite =
+      nonfinite_weights(loaded, keep16, weights_path, allow_nonfinite);
+
+  // 3. The dtype, and 4. the model made from the tensors (and the 16-bit
+  // weights, which leave no float32 Tensor).
+  const WeightType type = weights_type(weights, keep16);
+  const DType target =
+      type == WeightType::f32 ? model_dtype(loaded, dtype, config_dtype) : DType::float32;
+  std::map<std::string, Tensor> by_name(loaded.begin(), loaded.end());
   loaded.clear();  // by_name holds the tensors now
-  GlassLM model = model_from_tensors(cfg, target, by_name);
+  std::shared_ptr<const Weights16> w16 =
+      type == WeightType::f32 ? nullptr : weights16_from(cfg, type, keep16, by_name);
+  GlassLM model = model_from_tensors(cfg, target, by_name, std::move(w16));
 
   // 5. The tokenizer, when the folder has one, and 6. config.json's BOS id.
   std::optional<Tokenizer> tokenizer = tokenizer_of(source, cfg);
@@ -331,9 +426,9 @@ Checkpoint load_checkpoint_from_memory(std::string_view config_json,
   source.folder = folder;
   source.config_name = (root / "config.json").string();
   source.config_text = std::string(config_json);
-  source.read_weights = [&](std::string& name) {
+  source.read_weights = [&](std::string& name, detail::Keep16* keep16) {
     name = (root / "model.safetensors").string();
-    return detail::read_safetensors_bytes(weights, weights_size, name);
+    return detail::read_safetensors_bytes(weights, weights_size, name, {}, keep16);
   };
   source.tokenizer_name = (root / "glassllm_tokenizer.json").string();
   source.read_tokenizer = [&]() -> std::optional<std::string> {

@@ -336,7 +336,7 @@ void check_tiling(const std::vector<Entry>& entries, std::uint64_t buffer_size,
 // gaps), each check with its own message.
 NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_t size,
                                             const std::string& name,
-                                            const ReleaseFn& done_with) {
+                                            const ReleaseFn& done_with, Keep16* keep16) {
   const Fail fail = [&](const std::string& what) {
     return std::runtime_error(name + ": " + what);
   };
@@ -358,18 +358,32 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
     entries.push_back(read_entry(key, value, buffer_size, fail));
   }
   check_tiling(entries, buffer_size, fail);
-  // What the copies will take (16-bit values are widened to float32), against
-  // this machine's memory, before the first one is allocated.
+  // Whether a tensor is kept in its 16 bits (keep16), not widened.
+  auto kept_as_bits = [keep16](const Entry& e) {
+    return keep16 && (e.dtype == "F16" || e.dtype == "BF16") && keep16->wanted(e.name);
+  };
+  // What the copies will take (16-bit values are widened to float32 unless
+  // kept), against this machine's memory, before the first one is allocated.
   double copied_bytes = 0;
   for (const Entry& e : entries)
     copied_bytes += double(e.end - e.begin) / double(e.dtype_size) *  // its elements
-                    (e.dtype == "F64" ? 8.0 : 4.0);
+                    (e.dtype == "F64"  ? 8.0
+                     : kept_as_bits(e) ? 2.0
+                                       : 4.0);
   check_fits_in_memory(name + ": loading its tensors", copied_bytes,
                        "the weights are too large to load on this machine");
 
   NamedTensors out;
   for (const Entry& e : entries) {
-    out.emplace_back(e.name, copy_out(e, buffer + e.begin));
+    if (kept_as_bits(e)) {
+      Tensor16 t{e.dtype, e.shape, std::vector<std::uint16_t>(shape_numel(e.shape))};
+      const std::uint8_t* p = buffer + e.begin;
+      for (std::size_t i = 0; i < t.bits.size(); ++i)
+        t.bits[i] = load_bits<std::uint16_t>(p + 2 * i);
+      keep16->kept.emplace_back(e.name, std::move(t));
+    } else {
+      out.emplace_back(e.name, copy_out(e, buffer + e.begin));
+    }
     if (done_with) done_with(buffer + e.begin, std::size_t(e.end - e.begin));
   }
   return out;
@@ -381,6 +395,10 @@ NamedTensors detail::read_safetensors_bytes(const std::uint8_t* data, std::size_
 // memory for the model's tensors only, not for a second copy of the file
 // (a 1B-parameter bfloat16 checkpoint is 2.5 GB).
 NamedTensors read_safetensors(const std::string& path) {
+  return detail::read_safetensors_keeping(path, nullptr);
+}
+
+NamedTensors detail::read_safetensors_keeping(const std::string& path, Keep16* keep16) {
   // Opened as every input is (files.h): a FIFO or a device is refused
   // before it can block, and the size comes from the same descriptor.
   const RegularFile file = open_regular_file(path);
@@ -408,7 +426,7 @@ NamedTensors read_safetensors(const std::string& path) {
       ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
   };
   return detail::read_safetensors_bytes(static_cast<const std::uint8_t*>(mapped), size,
-                                        path, release);
+                                        path, release, keep16);
 }
 
 }  // namespace glassllm

@@ -213,18 +213,31 @@ GlassLM::GlassLM(const Config& cfg, std::uint64_t seed, DType dtype)
                 return rng.normal(shape, 0.0, 0.02, dtype);
               }) {}
 
-GlassLM GlassLM::from_weights(const Config& cfg, DType dtype,
-                              const WeightSource& weight) {
-  return GlassLM(cfg, dtype, weight);
+GlassLM GlassLM::from_weights(const Config& cfg, DType dtype, const WeightSource& weight,
+                              std::shared_ptr<const Weights16> weights16) {
+  return GlassLM(cfg, dtype, weight, std::move(weights16));
 }
 
-GlassLM::GlassLM(const Config& cfg, DType dtype, const WeightSource& weight)
-    : cfg_(cfg), dtype_(dtype) {
+GlassLM::GlassLM(const Config& cfg, DType dtype, const WeightSource& weight,
+                 std::shared_ptr<const Weights16> w16)
+    : weights16(std::move(w16)), cfg_(cfg), dtype_(dtype) {
   cfg_.validate();
+  if (weights16 && (dtype != DType::float32 || weights16->layers.size() != cfg_.n_layers))
+    throw std::invalid_argument(
+        "GlassLM::from_weights: 16-bit weights need a float32 model of as many layers");
   layers.resize(cfg_.n_layers);
   for_each_weight(*this, [&](const std::string& name, Tensor& t) {
     const Shape shape = weight_shape(cfg_, name);
     Tensor given = weight(name, shape);
+    // A weight kept in 16 bits has no float32 Tensor (weights16.h).
+    if (const Weight16* held = weights16 ? weights16->find(name) : nullptr;
+        held && !given.defined()) {
+      if (Shape{held->rows, held->cols} != shape)
+        throw std::invalid_argument("GlassLM::from_weights: 16-bit weight '" + name +
+                                    "' is " + shape_str({held->rows, held->cols}) +
+                                    ", expected " + shape_str(shape));
+      return;
+    }
     if (!given.defined() || given.shape() != shape || given.dtype() != dtype)
       throw std::invalid_argument(
           "GlassLM::from_weights: weight '" + name + "' is " +
@@ -262,11 +275,16 @@ const Tensor& GlassLM::parameter(const std::string& name) const {
 
 std::size_t GlassLM::parameter_count() const {
   std::size_t n = 0;
-  for_each_weight(*this, [&](const std::string&, const Tensor& t) { n += t.size(); });
+  for_each_weight(*this, [&](const std::string& name, const Tensor& t) {
+    n += t.defined() ? t.size() : weights16->find(name)->bits.size();
+  });
   return n;
 }
 
 GlassLM GlassLM::to(DType dtype) const {
+  if (weights16)
+    throw std::invalid_argument(
+        "to: the model keeps weights in 16 bits; load it with float32 weights");
   GlassLM copy = *this;  // copies the handles; each weight is replaced below
   copy.dtype_ = dtype;
   for_each_weight(copy, [dtype](const std::string&, Tensor& t) {
@@ -453,6 +471,17 @@ Tensor attention_core(const GlassLM& model, std::size_t l, const Tensor& q,
   return custom_attention_out(model.custom_attention, q, keys, values, start, key_start);
 }
 
+// x W^T for one of the model's projections [out, in]: [..., in] -> [..., out].
+// The engine's linear on its float32/float64 Tensor `weight`, or, when the
+// model keeps its projections in 16 bits (weights16.h), linear16 on the same
+// weight there: layer l's `member` (nullptr: lm_head).
+Tensor project(const GlassLM& model, const Tensor& x, const Tensor& weight,
+               const Weight16 Weights16::Layer::*member, std::size_t l) {
+  if (!model.weights16) return linear(x, weight);
+  const Weights16& w16 = *model.weights16;
+  return linear16(x, member ? w16.layers[l].*member : w16.lm_head);
+}
+
 // The attention half of block l on its input h (already normalised when the
 // norm comes first), without its norm after or its residual add:
 //   o_proj attention(h)     [B, T, d_model] -> [B, T, d_model]
@@ -463,13 +492,15 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& h,
   const Config& cfg = model.config();
   const LayerWeights& w = model.layers[l];
   // With cfg.qkv_bias (Qwen2), q, k and v have a bias: [B, T, N] + [N].
-  auto project = [&](const Tensor& weight, const Tensor& bias) {
-    Tensor y = linear(h, weight);
+  using L = Weights16::Layer;
+  auto qkv = [&](const Tensor& weight, const Tensor& bias, const Weight16 L::*half) {
+    Tensor y = project(model, h, weight, half, l);
     return bias.defined() ? y + bias : y;
   };
-  Tensor q = split_heads(project(w.q_proj, w.q_bias), cfg.n_heads);     // [B, H, T, hd]
-  Tensor k = split_heads(project(w.k_proj, w.k_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
-  Tensor v = split_heads(project(w.v_proj, w.v_bias), cfg.n_kv_heads);  // [B, Hkv, T, hd]
+  // [B, T, d_model] -> q [B, H, T, hd], k and v [B, Hkv, T, hd]
+  Tensor q = split_heads(qkv(w.q_proj, w.q_bias, &L::q_proj), cfg.n_heads);
+  Tensor k = split_heads(qkv(w.k_proj, w.k_bias, &L::k_proj), cfg.n_kv_heads);
+  Tensor v = split_heads(qkv(w.v_proj, w.v_bias, &L::v_proj), cfg.n_kv_heads);
   if (cfg.qk_norm) {
     // QK-norm (EXAONE 4.0): every head's q and k scaled to unit RMS over
     // head_dim, times a learned [hd] weight, before RoPE. Shapes unchanged.
@@ -511,15 +542,20 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& h,
   // [B, H, T, hd] attending over [B, Hkv, m, hd] -> [B, H, T, hd]
   Tensor out = attention_core(model, l, q, keys, values, start, key_start);
   trace::snapshot("attn.out", l, out);
-  return linear(merge_heads(out), w.o_proj);  // [B, T, H*hd] -> [B, T, d_model]
+  // [B, T, H*hd] -> [B, T, d_model]
+  return project(model, merge_heads(out), w.o_proj, &Weights16::Layer::o_proj, l);
 }
 
-// The MLP half of a block (SwiGLU) on its input h, without its norm or its
+// The MLP half of block l (SwiGLU) on its input h, without its norm or its
 // residual add:
 //   down_proj(silu(gate_proj h) * up_proj h)     [B, T, d_model]
-Tensor mlp_block(const LayerWeights& w, const Tensor& h) {
+Tensor mlp_block(const GlassLM& model, std::size_t l, const Tensor& h) {
+  const LayerWeights& w = model.layers[l];
+  using L = Weights16::Layer;
   // [B, T, d_model] -> [B, T, d_ff] (gate and up) -> [B, T, d_model]
-  return linear(silu(linear(h, w.gate_proj)) * linear(h, w.up_proj), w.down_proj);
+  Tensor gate = project(model, h, w.gate_proj, &L::gate_proj, l);
+  Tensor up = project(model, h, w.up_proj, &L::up_proj, l);
+  return project(model, silu(gate) * up, w.down_proj, &L::down_proj, l);
 }
 
 // The model family's seam (docs/design.md, "Model families"): one half of a
@@ -571,11 +607,12 @@ Tensor GlassLM::forward(const TokenBatch& tokens, Cache* cache, std::size_t star
       return attention_block(*this, l, h, layer_cache, start);
     });
     x = residual_add(cfg_, x, plan.mlp_norm,
-                     [&](const Tensor& h) { return mlp_block(layers[l], h); });
+                     [&](const Tensor& h) { return mlp_block(*this, l, h); });
   }
   trace::layer(-1);
   x = rms_norm(x, norm, cfg_.norm_eps);  // [B, T, d_model]
-  Tensor logits = linear(x, lm_head);    // [B, T, d_model] -> [B, T, vocab_size]
+  // [B, T, d_model] -> [B, T, vocab_size]
+  Tensor logits = project(*this, x, lm_head, nullptr, 0);
   step.finish(logits, cache);
   return logits;
 }

@@ -20,4 +20,5 @@
 #include "glassllm/io/tokenizer.h"
 #include "glassllm/model/checks.h"
 #include "glassllm/model/model.h"
+#include "glassllm/model/weights16.h"
 #include "glassllm/reference/reference.h"

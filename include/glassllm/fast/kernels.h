@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
@@ -140,6 +141,39 @@ void grouped_decode_attention(std::size_t heads, std::size_t rows, std::size_t q
 /// the threads) are faster.
 bool grouped_decode_pays(std::size_t heads, std::size_t rows, std::size_t m,
                          std::size_t hd);
+
+// ---- 16-bit weights (weights16.cpp) ---------------------------------------------
+
+/// The two 16-bit number formats checkpoints store weights in: bfloat16 (the
+/// top 16 bits of a float32: 8 exponent bits, 7 mantissa bits) and IEEE half
+/// (5 exponent bits, 10 mantissa bits).
+enum class Half { bf16, f16 };
+
+/// A 16-bit number as float32, exactly (subnormals, inf and nan included).
+float half_to_float(Half type, std::uint16_t bits);
+/// float32 to 16 bits, rounded to the nearest, ties to even; too large a
+/// value becomes inf, a nan stays a nan.
+std::uint16_t float_to_half(Half type, float value);
+/// The same for n numbers.
+void floats_to_halves(Half type, const float* x, std::uint16_t* h, std::size_t n);
+void halves_to_floats(Half type, const std::uint16_t* h, float* x, std::size_t n);
+
+/// y[m, n] = sum over k of x[m, k] * w[n, k], for x [M, K] float32 and w
+/// [N, K] in 16 bits, y [M, N] float32, all row-major and contiguous: every
+/// weight widened to float32 as it is read, products and sums in float32.
+/// Each y[m, n] is summed the same way whatever M and the thread count.
+void linear16(Half type, std::size_t M, std::size_t N, std::size_t K, const float* x,
+              const std::uint16_t* w, float* y);
+/// Which kernel linear16 runs, as compiled: "AVX-512", "AVX2 + F16C" or
+/// "portable".
+const char* linear16_path();
+
+namespace detail {
+/// linear16's portable loop, compiled on every machine (the tests hold the
+/// vector kernels to it): each y[m, n] a plain float32 sum in order of k.
+void linear16_portable(Half type, std::size_t M, std::size_t N, std::size_t K,
+                       const float* x, const std::uint16_t* w, float* y);
+}  // namespace detail
 
 // ---- memory (allocation.cpp) -----------------------------------------------------
 

@@ -87,9 +87,17 @@ struct Checkpoint {
 /// unless allow_nonfinite (for teaching what they do); Checkpoint::nonfinite
 /// then lists them. Every file is read with read_regular_file (files.h).
 /// An eos_token_id outside the vocabulary throws.
+/// `weights` says how the projections and lm_head are kept (weights16.h):
+/// f32 (the default) as float32 or float64 Tensors as above; bf16 or f16 in
+/// 16 bits for inference (GlassLM::weights16; the rest of the model stays
+/// float32, and `dtype` must be float32 or absent); std::nullopt as the file
+/// stores them (16 bits for F16 or BF16 tensors, else f32). Tensors stored in
+/// the 16 bits asked for are read straight into them, without a float32
+/// copy; others are rounded to nearest, ties to even.
 Checkpoint load_checkpoint(const std::string& dir,
                            std::optional<DType> dtype = std::nullopt,
-                           bool allow_nonfinite = false);
+                           bool allow_nonfinite = false,
+                           std::optional<WeightType> weights = WeightType::f32);
 
 /// load_checkpoint on a checkpoint's contents in memory, for a program with
 /// no files (the inspector page's engine): config.json's text,

@@ -36,12 +36,14 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "glassllm/engine/tensor.h"
+#include "glassllm/model/weights16.h"
 
 namespace glassllm {
 
@@ -304,7 +306,11 @@ class GlassLM {
   /// have the shape asked for and `dtype`; it becomes the weight as it is (no
   /// copy), detached and requiring gradients. Throws std::invalid_argument
   /// naming the weight otherwise. Validates cfg.
-  static GlassLM from_weights(const Config& cfg, DType dtype, const WeightSource& weight);
+  /// With `weights16` (float32 models only), the weights it holds (the
+  /// projections and lm_head, of cfg's shapes) may come back undefined from
+  /// `weight`: they are then kept only in 16 bits (see weights16 below).
+  static GlassLM from_weights(const Config& cfg, DType dtype, const WeightSource& weight,
+                              std::shared_ptr<const Weights16> weights16 = nullptr);
 
   const Config& config() const { return cfg_; }
   DType dtype() const { return dtype_; }
@@ -320,6 +326,11 @@ class GlassLM {
   std::vector<LayerWeights> layers;
   Tensor norm;     ///< [d_model]
   Tensor lm_head;  ///< [vocab_size, d_model]
+  /// The projections kept in 16 bits for inference (weights16.h), or null.
+  /// Each weight it holds is used in place of its float32 Tensor above, which
+  /// is then undefined (named_parameters() lists it so); forward() runs
+  /// under no_grad only.
+  std::shared_ptr<const Weights16> weights16;
 
   /// Every weight with its Hugging Face name, in a fixed order
   /// ("model.embed_tokens.weight", "model.layers.0.input_layernorm.weight", ...).
@@ -331,7 +342,8 @@ class GlassLM {
   const Tensor& parameter(const std::string& name) const;
   /// Number of scalar weights.
   std::size_t parameter_count() const;
-  /// The same model in another dtype (a copy of every weight).
+  /// The same model in another dtype (a copy of every weight). Throws for a
+  /// model with weights16.
   GlassLM to(DType dtype) const;
 
   /// An empty cache, one KVCache per layer. A preallocated cache holds max_len
@@ -380,7 +392,8 @@ class GlassLM {
 
  private:
   // Both public ways of making a model end here: every weight from `weight`.
-  GlassLM(const Config& cfg, DType dtype, const WeightSource& weight);
+  GlassLM(const Config& cfg, DType dtype, const WeightSource& weight,
+          std::shared_ptr<const Weights16> weights16 = nullptr);
 
   Config cfg_;
   DType dtype_;
