@@ -73,7 +73,8 @@ std::string expected_answer(const std::string& text) {
 
 TEST_CASE("each synthetic task's examples have the format 'L question=answer<eos>\\n'") {
   Tokenizer tok;
-  for (const char* name : {"copy", "reverse", "sort", "add", "mix"}) {
+  for (const char* name : {"copy", "reverse", "sort", "add", "mix", "copy+accents",
+                           "reverse+accents", "sort+accents", "mix+accents"}) {
     CAPTURE(name);
     auto task = make_task(name, tok);
     std::mt19937_64 rng(7);
@@ -111,14 +112,16 @@ TEST_CASE("a fixed seed gives a fixed example: copy and add written out") {
   CHECK(e.answer() == "4690");
   CHECK(expected_answer(e.text) == "4690");  // 123 + 4567, by the test's own arithmetic
   // Reverse and sort act on characters: "ação" (a, ç, ã, o).
-  CHECK(expected_answer("R a\xC3\xA7\xC3\xA3o=") == "o\xC3\xA3\xC3\xA7" "a");  // "oãça"
+  CHECK(expected_answer("R a\xC3\xA7\xC3\xA3o=") ==
+        "o\xC3\xA3\xC3\xA7"
+        "a");  // "oãça"
   CHECK(expected_answer("S a\xC3\xA7\xC3\xA3oZ=") ==
         "Zao\xC3\xA3\xC3\xA7");  // Z < a < o < ã (E3) < ç (E7)
 }
 
-TEST_CASE("the string tasks draw half their strings with Latin-1 letters") {
+TEST_CASE("with +accents the string tasks draw half their strings with Latin-1 letters") {
   Tokenizer tok;
-  auto task = make_task("reverse", tok);
+  auto task = make_task("reverse+accents", tok);
   std::mt19937_64 rng(3);
   std::size_t accented = 0, n = 2000, latin1_chars = 0, chars = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -143,6 +146,33 @@ TEST_CASE("the string tasks draw half their strings with Latin-1 letters") {
   CHECK(double(latin1_chars) / double(chars) == doctest::Approx(0.43).epsilon(0.05));
 }
 
+TEST_CASE("without +accents the strings are ASCII; +accents needs the letters") {
+  Tokenizer tok;
+  auto task = make_task("mix", tok);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 500; ++i) {
+    const std::string text = task->sample(rng).text;
+    CAPTURE(text);
+    CHECK(std::none_of(text.begin(), text.end(),
+                       [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
+  }
+  CHECK(make_task("mix+accents", tok)->name() == "mix+accents");
+  // A vocabulary saved before the letters were added: ASCII, '\n', '\t',
+  // the end-of-text token.
+  std::vector<std::string> ascii;
+  for (char c = ' '; c <= '~'; ++c) ascii.push_back(std::string(1, c));
+  for (const char* t : {"\n", "\t", "\x03"}) ascii.push_back(t);
+  Tokenizer old(ascii, "\x03");
+  CHECK(make_task("copy", old)->name() == "copy");
+  CHECK_THROWS_WITH_AS(
+      make_task("copy+accents", old),
+      doctest::Contains("task copy+accents: the tokenizer lacks the Latin-1"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_task("add+accents", tok),
+                       doctest::Contains("unknown task 'add+accents'"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("make_batch is a pure function of (seed, step, split)") {
   Tokenizer tok;
   auto task = make_task("mix", tok);
@@ -160,7 +190,7 @@ TEST_CASE("make_batch is a pure function of (seed, step, split)") {
 
 TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
   Tokenizer tok;
-  for (const char* name : {"copy", "reverse", "sort", "add", "mix"}) {
+  for (const char* name : {"copy", "reverse", "sort", "add", "mix", "mix+accents"}) {
     CAPTURE(name);
     auto task = make_task(name, tok);
     const std::size_t T = 48;

@@ -42,7 +42,8 @@ TEST_CASE(
   CHECK(tok.encode("ab\x03") == Ids{65, 66, 97});    // the character is the token
   // "ação": a, ç (the 5th lower-case letter: 124 + 4), ã (124 + 3), o.
   CHECK(tok.encode("a\xC3\xA7\xC3\xA3o") == Ids{65, 128, 127, 79});
-  CHECK(tok.count_unknown("\xC2\xBF\xC3\x91, \xC3\x87, \xC3\x89, \xC5\x93?") == 1);  // ¿Ñ, Ç, É, œ?
+  CHECK(tok.count_unknown("\xC2\xBF\xC3\x91, \xC3\x87, \xC3\x89, \xC5\x93?") ==
+        1);  // ¿Ñ, Ç, É, œ?
 }
 
 TEST_CASE("tokenizer: every Latin-1 letter of the default vocabulary round-trips") {
@@ -56,7 +57,8 @@ TEST_CASE("tokenizer: every Latin-1 letter of the default vocabulary round-trips
   REQUIRE(letters.size() == 46);
   for (std::size_t k = 0; k < letters.size(); ++k) {
     // Two-byte UTF-8 of a code point in U+0080..U+07FF: 110xxxxx 10xxxxxx.
-    const std::string text = {char(0xC0 | (letters[k] >> 6)), char(0x80 | (letters[k] & 0x3F))};
+    const std::string text = {char(0xC0 | (letters[k] >> 6)),
+                              char(0x80 | (letters[k] & 0x3F))};
     CAPTURE(k);
     CHECK(tok.encode(text) == Ids{std::int64_t(98 + k)});
     CHECK(tok.decode({std::int64_t(98 + k)}) == text);
@@ -70,8 +72,10 @@ TEST_CASE("tokenizer: a vocabulary saved before the Latin-1 letters loads as it 
   for (char c = ' '; c <= '~'; ++c) tokens.push_back(std::string(1, c));
   for (const char* t : {"\n", "\t", "\x03"}) tokens.push_back(t);
   tokens.push_back(kReplacement);
-  nlohmann::json j = {{"format", "glassllm-char-tokenizer"}, {"version", 1},
-                      {"tokens", tokens}, {"unk_token", kReplacement},
+  nlohmann::json j = {{"format", "glassllm-char-tokenizer"},
+                      {"version", 1},
+                      {"tokens", tokens},
+                      {"unk_token", kReplacement},
                       {"eos_token", "\x03"}};
   Tokenizer old = Tokenizer::from_json(j.dump());
   CHECK(old.vocab_size() == 99);

@@ -3,6 +3,13 @@
 // a one-line message and the trace shown before.
 "use strict";
 
+// The note shown over a trace whose tokens include the unknown token: the
+// text shown is then not the text typed.
+const UNKNOWN_TOKENS_NOTE = (n) =>
+  n +
+  (n === 1 ? " token is" : " tokens are") +
+  " \u27e8unk\u27e9: characters outside the model's vocabulary, which it reads as one unknown token.";
+
 // A page written by `glassllm trace --html` holds its trace in a script
 // element; opening such a page as a file reads that element.
 function traceTextOf(text) {
@@ -71,6 +78,8 @@ function loadTraceText(text, name) {
     return false;
   }
   clearMessage();
+  const unknown = trace.doc.sequence.filter((tok) => tok.text === "\ufffd").length;
+  if (unknown) showMessage(UNKNOWN_TOKENS_NOTE(unknown));
   return true;
 }
 

@@ -29,8 +29,8 @@ std::string EvalResult::summary() const {
 
 std::string EvalResult::split_summary() const {
   std::string s;
-  for (const auto& [label, kind] : {std::pair{"ASCII only", &ascii_right},
-                                    std::pair{"accented", &accented_right}}) {
+  for (const auto& [label, kind] :
+       {std::pair{"ASCII only", &ascii_right}, std::pair{"accented", &accented_right}}) {
     if (kind->empty()) continue;
     s += std::string(label) + ":";
     bool first = true;

@@ -48,11 +48,11 @@ std::size_t uniform(std::mt19937_64& rng, std::size_t lo, std::size_t hi) {  // 
   return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
 }
 
-// Half the strings from the ASCII alphabet, half from the alphabet with the
-// Latin-1 letters (so a model keeps the ASCII strings it always saw, and
-// sees accented letters in every position and next to every other letter).
-// A vocabulary without the letters (saved before they were added) gets
-// ASCII strings only, drawn exactly as they were then.
+// With accents (a task named "...+accents"), half the strings from the
+// ASCII alphabet, half from the alphabet with the Latin-1 letters (so a
+// model keeps the ASCII strings it always saw, and sees accented letters in
+// every position and next to every other letter). Without, ASCII strings
+// only, drawn exactly as before the letters were added.
 Chars random_string(std::mt19937_64& rng, bool latin1) {
   const Chars& alphabet = latin1 && uniform(rng, 0, 1) == 1 ? kWithLatin1 : kAscii;
   Chars s(uniform(rng, kMinChars, kMaxChars));
@@ -145,8 +145,8 @@ std::vector<std::unique_ptr<Task>> four_tasks(bool latin1) {
 
 class MixTask : public Task {
  public:
-  explicit MixTask(bool latin1) : tasks_(four_tasks(latin1)) {}
-  std::string name() const override { return "mix"; }
+  explicit MixTask(bool latin1) : tasks_(four_tasks(latin1)), latin1_(latin1) {}
+  std::string name() const override { return latin1_ ? "mix+accents" : "mix"; }
   std::vector<std::string> parts() const override {
     std::vector<std::string> p;
     for (const auto& t : tasks_) p.push_back(t->name());
@@ -163,6 +163,7 @@ class MixTask : public Task {
 
  private:
   std::vector<std::unique_ptr<Task>> tasks_;
+  bool latin1_;
 };
 
 // A text file's content, refused when it is not text: a NUL byte or bytes
@@ -297,13 +298,24 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
     throw std::invalid_argument("task " + spec +
                                 ": the tokenizer has no end-of-text token U+0003, which "
                                 "ends every answer; use the default tokenizer");
-  // Accented strings only for a vocabulary that has every Latin-1 letter.
-  const bool latin1 = tokenizer.count_unknown(Tokenizer::kLatin1Letters) == 0;
-  if (spec == "mix") return std::make_unique<MixTask>(latin1);
+  // "+accents": strings with the Latin-1 letters too, which the vocabulary
+  // must have (a vocabulary saved before they were added lacks them).
+  const std::string kAccents = "+accents";
+  const bool latin1 =
+      spec.size() > kAccents.size() && spec.ends_with(kAccents) && spec != "add+accents";
+  const std::string name = latin1 ? spec.substr(0, spec.size() - kAccents.size()) : spec;
+  if (latin1 && tokenizer.count_unknown(Tokenizer::kLatin1Letters) != 0)
+    throw std::invalid_argument(
+        "task " + spec +
+        ": the tokenizer lacks the Latin-1 letters of the default "
+        "vocabulary; use the default tokenizer");
+  if (name == "mix") return std::make_unique<MixTask>(latin1);
   for (auto& t : four_tasks(latin1))
-    if (t->name() == spec) return std::move(t);
+    if (t->name() == name) return std::move(t);
   throw std::invalid_argument("task: unknown task '" + spec +
-                              "'; expected copy, reverse, sort, add, mix or text:FILE");
+                              "'; expected copy, reverse, sort, add, mix or text:FILE "
+                              "(copy, reverse, sort and mix "
+                              "take +accents)");
 }
 
 Batch make_batch(const Task& task, const Tokenizer& tokenizer, std::uint64_t seed,

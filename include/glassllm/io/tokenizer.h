@@ -62,13 +62,13 @@ class Tokenizer {
   /// out: y with diaeresis (Latin-1 has no upper case of it) and the ligature
   /// oe (not in Latin-1).
   static constexpr const char* kLatin1Letters =
-      "\u00A1\u00AA\u00AB\u00BA\u00BB\u00BF"  // ¡ ª « º » ¿
+      "\u00A1\u00AA\u00AB\u00BA\u00BB\u00BF"                    // ¡ ª « º » ¿
       "\u00C0\u00C1\u00C2\u00C3\u00C7\u00C8\u00C9\u00CA\u00CB"  // À Á Â Ã Ç È É Ê Ë
-      "\u00CD\u00CE\u00CF\u00D1\u00D3\u00D4\u00D5"  // Í Î Ï Ñ Ó Ô Õ
-      "\u00D9\u00DA\u00DB\u00DC"  // Ù Ú Û Ü
+      "\u00CD\u00CE\u00CF\u00D1\u00D3\u00D4\u00D5"              // Í Î Ï Ñ Ó Ô Õ
+      "\u00D9\u00DA\u00DB\u00DC"                                // Ù Ú Û Ü
       "\u00E0\u00E1\u00E2\u00E3\u00E7\u00E8\u00E9\u00EA\u00EB"  // à á â ã ç è é ê ë
-      "\u00ED\u00EE\u00EF\u00F1\u00F3\u00F4\u00F5"  // í î ï ñ ó ô õ
-      "\u00F9\u00FA\u00FB\u00FC";  // ù ú û ü
+      "\u00ED\u00EE\u00EF\u00F1\u00F3\u00F4\u00F5"              // í î ï ñ ó ô õ
+      "\u00F9\u00FA\u00FB\u00FC";                               // ù ú û ü
 
   std::size_t vocab_size() const { return tokens_.size(); }
   std::int64_t unk_id() const { return std::int64_t(tokens_.size()) - 1; }

@@ -21,18 +21,18 @@
 //                                 à ... ü)
 //   add      "A 123+4567=4690<eos>\n"  multi-digit addition written as text
 //   mix      one of the four, uniformly
+//   copy+accents, reverse+accents, sort+accents, mix+accents
+//            the same with accented letters in half the strings (below)
 //   text:FILE  windows of a text file; every position counts
 //
-// Strings for copy/reverse/sort have 4-16 characters. Half of them are drawn
-// from 0-9, A-Z, a-z (62 characters: no space, which would be invisible at
-// the ends, and never '=' or '\n', which delimit), the other half from those
-// and the 46 Latin-1 characters of the default vocabulary
+// Strings for copy/reverse/sort have 4-16 characters from 0-9, A-Z, a-z (62
+// characters: no space, which would be invisible at the ends, and never '='
+// or '\n', which delimit). With +accents, half of them are drawn from those
+// and the 46 Latin-1 characters of the default vocabulary instead
 // (Tokenizer::kLatin1Letters: á, ç, ñ, ¿, ...), 108 characters, so that 49% of
-// the strings hold at least one accented letter (ASCII only, drawn as
-// before the letters were added, when the tokenizer lacks any of the 46: a
-// folder saved then evaluates on the data it was trained on). Characters are code points:
-// an accented letter is two bytes of text but one token. Numbers for add have
-// 1-6 digits, no leading zero.
+// the strings hold at least one accented letter; the tokenizer must have the
+// 46. Characters are code points: an accented letter is two bytes of text
+// but one token. Numbers for add have 1-6 digits, no leading zero.
 // The sources are glassllm/train/tasks.cpp; train.h trains on these batches.
 #pragma once
 
@@ -110,10 +110,10 @@ class Task {
                         Batch& batch) const;
 };
 
-/// The task named by `spec`: "copy", "reverse", "sort", "add", "mix", or
-/// "text:FILE" (the file is read and encoded with `tokenizer` now; its
-/// characters outside the vocabulary become the unknown token). The synthetic
-/// tasks need the tokenizer's end-of-text token U+0003. Throws
+/// The task named by `spec`: "copy", "reverse", "sort", "add", "mix" (each
+/// but add also with "+accents": "mix+accents"), or "text:FILE" (the file is read and
+/// encoded with `tokenizer` now; its characters outside the vocabulary become the unknown
+/// token). The synthetic tasks need the tokenizer's end-of-text token U+0003. Throws
 /// std::invalid_argument for another name: "task: unknown task 'cpy'; expected
 /// copy, reverse, sort, add, mix or text:FILE", and std::runtime_error for a
 /// file that is unreadable, not a regular file (files.h), not text (a NUL
