@@ -479,16 +479,16 @@ TEST_CASE("checkpoint: a missing tokenizer file means none, a broken one is an e
   CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
                        contains(dir / "c/glassllm_tokenizer.json: tokenizer: token 2"),
                        std::runtime_error);
-  write_text(dir / "c/glassllm_tokenizer.json", Tokenizer().to_json());  // 145 tokens
+  write_text(dir / "c/glassllm_tokenizer.json", Tokenizer().to_json());  // 99 tokens
   CHECK_THROWS_WITH_AS(load_checkpoint(dir / "c"),
-                       doctest::Contains("145 tokens, but config.json says vocab_size 5"),
+                       doctest::Contains("99 tokens, but config.json says vocab_size 5"),
                        std::runtime_error);
   fs::remove(dir / "c/glassllm_tokenizer.json");
   CHECK_FALSE(load_checkpoint(dir / "c").tokenizer.has_value());
 
   Tokenizer big;
   CHECK_THROWS_WITH_AS(save_checkpoint(dir / "d", GlassLM(tiny_config(), 1), &big),
-                       doctest::Contains("the tokenizer has 145 tokens but the model's "
+                       doctest::Contains("the tokenizer has 99 tokens but the model's "
                                          "vocab_size is 5"),
                        std::invalid_argument);
 }

@@ -95,15 +95,15 @@ std::invalid_argument error(const std::string& what) {
 namespace {
 
 // The default vocabulary without the unknown token: printable ASCII, '\n',
-// '\t', the end-of-text token, then the Latin-1 letters. The letters come
-// after the end-of-text token so that ids 0-97 mean what they meant before
-// the letters were added.
-std::vector<std::string> default_characters() {
+// '\t', the end-of-text token; then, with `latin1`, the Latin-1 letters,
+// after the end-of-text token so that ids 0-97 mean the same in both.
+std::vector<std::string> default_characters(bool latin1) {
   std::vector<std::string> characters;
   for (char c = ' '; c <= '~'; ++c) characters.push_back(std::string(1, c));
   characters.push_back("\n");
   characters.push_back("\t");
   characters.push_back(std::string(1, Tokenizer::kEndOfText));
+  if (!latin1) return characters;
   const std::string_view letters = Tokenizer::kLatin1Letters;
   for (std::size_t i = 0; i < letters.size();) {
     char32_t cp = 0;
@@ -116,7 +116,12 @@ std::vector<std::string> default_characters() {
 
 }  // namespace
 
-Tokenizer::Tokenizer() : Tokenizer(default_characters(), std::string(1, kEndOfText)) {}
+Tokenizer::Tokenizer()
+    : Tokenizer(default_characters(false), std::string(1, kEndOfText)) {}
+
+Tokenizer Tokenizer::with_latin1_letters() {
+  return Tokenizer(default_characters(true), std::string(1, kEndOfText));
+}
 
 Tokenizer::Tokenizer(const std::vector<std::string>& characters,
                      const std::optional<std::string>& eos_token) {

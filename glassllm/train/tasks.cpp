@@ -305,10 +305,9 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
       spec.size() > kAccents.size() && spec.ends_with(kAccents) && spec != "add+accents";
   const std::string name = latin1 ? spec.substr(0, spec.size() - kAccents.size()) : spec;
   if (latin1 && tokenizer.count_unknown(Tokenizer::kLatin1Letters) != 0)
-    throw std::invalid_argument(
-        "task " + spec +
-        ": the tokenizer lacks the Latin-1 letters of the default "
-        "vocabulary; use the default tokenizer");
+    throw std::invalid_argument("task " + spec +
+                                ": the tokenizer lacks the Latin-1 letters; use "
+                                "Tokenizer::with_latin1_letters() (glassllm train does)");
   if (name == "mix") return std::make_unique<MixTask>(latin1);
   for (auto& t : four_tasks(latin1))
     if (t->name() == name) return std::move(t);

@@ -28,10 +28,10 @@
 // Strings for copy/reverse/sort have 4-16 characters from 0-9, A-Z, a-z (62
 // characters: no space, which would be invisible at the ends, and never '='
 // or '\n', which delimit). With +accents, half of them are drawn from those
-// and the 46 Latin-1 characters of the default vocabulary instead
+// and the 46 Latin-1 characters of Tokenizer::with_latin1_letters() instead
 // (Tokenizer::kLatin1Letters: á, ç, ñ, ¿, ...), 108 characters, so that 49% of
 // the strings hold at least one accented letter; the tokenizer must have the
-// 46. Characters are code points: an accented letter is two bytes of text
+// 46 (`glassllm train` uses that vocabulary for these tasks). Characters are code points: an accented letter is two bytes of text
 // but one token. Numbers for add have 1-6 digits, no leading zero.
 // The sources are glassllm/train/tasks.cpp; train.h trains on these batches.
 #pragma once
