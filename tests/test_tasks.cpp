@@ -15,19 +15,50 @@ using namespace glassllm;
 
 namespace {
 
-// The answer a task's question demands, computed from the text alone.
+// UTF-8 to code points and back, for the 1- and 2-byte characters of the
+// tasks' alphabet (110xxxxx 10xxxxxx is 5 + 6 bits).
+std::u32string code_points(const std::string& s) {
+  std::u32string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      out += char32_t(b);
+    } else {
+      REQUIRE((b & 0xE0) == 0xC0);
+      out += char32_t(((b & 0x1F) << 6) | (static_cast<unsigned char>(s[++i]) & 0x3F));
+    }
+  }
+  return out;
+}
+std::string utf8(const std::u32string& cps) {
+  std::string out;
+  for (char32_t c : cps) {
+    if (c < 0x80) {
+      out += char(c);
+    } else {
+      out += char(0xC0 | (c >> 6));
+      out += char(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+// The answer a task's question demands, computed from the text alone:
+// reverse and sort work on code points (the tokens), not bytes.
 std::string expected_answer(const std::string& text) {
   const std::size_t eq = text.find('=');
   const std::string q = text.substr(2, eq - 2);
   switch (text[0]) {
     case 'C':
       return q;
-    case 'R':
-      return {q.rbegin(), q.rend()};
+    case 'R': {
+      const std::u32string c = code_points(q);
+      return utf8({c.rbegin(), c.rend()});
+    }
     case 'S': {
-      std::string s = q;
-      std::sort(s.begin(), s.end());
-      return s;
+      std::u32string c = code_points(q);
+      std::sort(c.begin(), c.end());
+      return utf8(c);
     }
     case 'A': {
       const std::size_t plus = q.find('+');
@@ -41,15 +72,16 @@ std::string expected_answer(const std::string& text) {
 }  // namespace
 
 TEST_CASE("each synthetic task's examples have the format 'L question=answer<eos>\\n'") {
-  Tokenizer tok;
-  for (const char* name : {"copy", "reverse", "sort", "add", "mix"}) {
+  const Tokenizer tok = Tokenizer::with_latin1_letters();
+  for (const char* name : {"copy", "reverse", "sort", "add", "mix", "copy+accents",
+                           "reverse+accents", "sort+accents", "mix+accents"}) {
     CAPTURE(name);
     auto task = make_task(name, tok);
     std::mt19937_64 rng(7);
     for (int i = 0; i < 200; ++i) {
       Example e = task->sample(rng);
       CAPTURE(e.text);
-      REQUIRE(e.text.size() <= task->max_example_chars());
+      REQUIRE(code_points(e.text).size() <= task->max_example_chars());
       CHECK(e.text[1] == ' ');
       CHECK(e.text.back() == '\n');
       CHECK(e.text[e.text.size() - 2] == '\x03');  // the end-of-text, U+0003
@@ -79,6 +111,63 @@ TEST_CASE("a fixed seed gives a fixed example: copy and add written out") {
   e.answer_end = 16;
   CHECK(e.answer() == "4690");
   CHECK(expected_answer(e.text) == "4690");  // 123 + 4567, by the test's own arithmetic
+  // Reverse and sort act on characters: "ação" (a, ç, ã, o).
+  CHECK(expected_answer("R a\xC3\xA7\xC3\xA3o=") ==
+        "o\xC3\xA3\xC3\xA7"
+        "a");  // "oãça"
+  CHECK(expected_answer("S a\xC3\xA7\xC3\xA3oZ=") ==
+        "Zao\xC3\xA3\xC3\xA7");  // Z < a < o < ã (E3) < ç (E7)
+}
+
+TEST_CASE("with +accents the string tasks draw half their strings with Latin-1 letters") {
+  const Tokenizer tok = Tokenizer::with_latin1_letters();
+  auto task = make_task("reverse+accents", tok);
+  std::mt19937_64 rng(3);
+  std::size_t accented = 0, n = 2000, latin1_chars = 0, chars = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Example e = task->sample(rng);
+    const std::u32string q = code_points(e.text.substr(2, e.text.find('=') - 2));
+    bool any = false;
+    for (char32_t c : q) {
+      CHECK(tok.count_unknown(utf8({c})) == 0);  // every character is in the vocabulary
+      any |= c >= 0x80;
+    }
+    accented += any;
+    if (any) {
+      chars += q.size();
+      for (char32_t c : q) latin1_chars += c >= 0x80;
+    }
+  }
+  // Half the strings come from the 108-character alphabet, of which 46 are
+  // Latin-1; all but (62/108)^len of those show one (the mean of
+  // (62/108)^len over lengths 4-16 is 0.020), so 0.5 * 0.980 = 0.49 of all.
+  CHECK(double(accented) / double(n) == doctest::Approx(0.49).epsilon(0.1));
+  // Among those, about 46/108 = 0.43 of the characters.
+  CHECK(double(latin1_chars) / double(chars) == doctest::Approx(0.43).epsilon(0.05));
+}
+
+TEST_CASE("without +accents the strings are ASCII; +accents needs the letters") {
+  const Tokenizer tok = Tokenizer::with_latin1_letters();
+  auto task = make_task("mix", tok);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 500; ++i) {
+    const std::string text = task->sample(rng).text;
+    CAPTURE(text);
+    CHECK(std::none_of(text.begin(), text.end(),
+                       [](char c) { return static_cast<unsigned char>(c) >= 0x80; }));
+  }
+  CHECK(make_task("mix+accents", tok)->name() == "mix+accents");
+  // The default vocabulary (ASCII, '\n', '\t', the end-of-text token) has
+  // no accented letters.
+  Tokenizer old;
+  CHECK(make_task("copy", old)->name() == "copy");
+  CHECK_THROWS_WITH_AS(
+      make_task("copy+accents", old),
+      doctest::Contains("task copy+accents: the tokenizer lacks the Latin-1"),
+      std::invalid_argument);
+  CHECK_THROWS_WITH_AS(make_task("add+accents", tok),
+                       doctest::Contains("unknown task 'add+accents'"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("make_batch is a pure function of (seed, step, split)") {
@@ -97,8 +186,8 @@ TEST_CASE("make_batch is a pure function of (seed, step, split)") {
 }
 
 TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
-  Tokenizer tok;
-  for (const char* name : {"copy", "reverse", "sort", "add", "mix"}) {
+  const Tokenizer tok = Tokenizer::with_latin1_letters();
+  for (const char* name : {"copy", "reverse", "sort", "add", "mix", "mix+accents"}) {
     CAPTURE(name);
     auto task = make_task(name, tok);
     const std::size_t T = 48;
@@ -108,19 +197,20 @@ TEST_CASE("a batch's targets are -100 exactly off the predictable positions") {
     for (std::size_t row = 0; row < 8; ++row) {
       REQUIRE(b.tokens[row].size() == T);
       REQUIRE(b.targets[row].size() == T);
-      // Rebuild the row's text; mark the positions its examples predict.
-      const std::string text = tok.decode(b.tokens[row]);
+      // Rebuild the row's text, one token's text per position (accented
+      // letters are two bytes); mark the positions its examples predict.
+      std::vector<std::string> text;
+      for (std::int64_t id : b.tokens[row]) text.push_back(tok.token_text(id));
       std::vector<bool> predictable(T, false);
       for (const ExampleSpan& e : b.examples) {
         if (e.row != row) continue;
         // targets[first] is predicted at the '=': the example is the line
         // containing position `first`.
-        REQUIRE(text[e.first] == '=');
-        const std::size_t start = text.rfind('\n', e.first) == std::string::npos
-                                      ? 0
-                                      : text.rfind('\n', e.first) + 1;
-        const std::string line =
-            text.substr(start, e.last - start);  // up to the last answer char
+        REQUIRE(text[e.first] == "=");
+        std::size_t start = e.first;
+        while (start > 0 && text[start - 1] != "\n") --start;
+        std::string line;  // up to the last answer char
+        for (std::size_t p = start; p < e.last; ++p) line += text[p];
         std::string answer;
         for (std::size_t p = e.first; p < e.last; ++p) {
           predictable[p] = true;

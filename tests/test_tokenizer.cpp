@@ -38,6 +38,68 @@ TEST_CASE(
   CHECK(tok.encode("ab\x03") == Ids{65, 66, 97});    // the character is the token
 }
 
+TEST_CASE("tokenizer: with_latin1_letters adds 46 characters after end-of-text") {
+  Tokenizer tok = Tokenizer::with_latin1_letters();
+  CHECK(tok.vocab_size() == 145);  // 95 printable + '\n' + '\t' + eos + 46 + unk
+  CHECK(tok.unk_id() == 144);
+  CHECK(tok.eos_id() == std::optional<std::int64_t>(97));
+  Tokenizer ascii;
+  for (std::int64_t id = 0; id < 98; ++id)
+    CHECK(tok.token_text(id) == ascii.token_text(id));
+  CHECK(tok.token_text(98) == "\xC2\xA1");   // U+00A1 INVERTED EXCLAMATION MARK
+  CHECK(tok.token_text(104) == "\xC3\x80");  // U+00C0 A WITH GRAVE, after 6 marks
+  CHECK(tok.token_text(124) == "\xC3\xA0");  // U+00E0 a with grave, after 20 capitals
+  CHECK(tok.token_text(143) == "\xC3\xBC");  // U+00FC u with diaeresis, the last
+  CHECK(tok.token_text(144) == kReplacement);
+  // "ação": a, ç (the 5th lower-case letter: 124 + 4), ã (124 + 3), o.
+  CHECK(tok.encode("a\xC3\xA7\xC3\xA3o") == Ids{65, 128, 127, 79});
+  CHECK(tok.count_unknown("\xC2\xBF\xC3\x91, \xC3\x87, \xC3\x89, \xC5\x93?") ==
+        1);  // ¿Ñ, Ç, É, œ?
+}
+
+TEST_CASE("tokenizer: every Latin-1 letter of with_latin1_letters round-trips") {
+  Tokenizer tok = Tokenizer::with_latin1_letters();
+  // The letters as code points, typed independently of kLatin1Letters.
+  const std::vector<char32_t> letters = {
+      0xA1, 0xAA, 0xAB, 0xBA, 0xBB, 0xBF, 0xC0, 0xC1, 0xC2, 0xC3, 0xC7, 0xC8,
+      0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF, 0xD1, 0xD3, 0xD4, 0xD5, 0xD9, 0xDA,
+      0xDB, 0xDC, 0xE0, 0xE1, 0xE2, 0xE3, 0xE7, 0xE8, 0xE9, 0xEA, 0xEB, 0xED,
+      0xEE, 0xEF, 0xF1, 0xF3, 0xF4, 0xF5, 0xF9, 0xFA, 0xFB, 0xFC};
+  REQUIRE(letters.size() == 46);
+  for (std::size_t k = 0; k < letters.size(); ++k) {
+    // Two-byte UTF-8 of a code point in U+0080..U+07FF: 110xxxxx 10xxxxxx.
+    const std::string text = {char(0xC0 | (letters[k] >> 6)),
+                              char(0x80 | (letters[k] & 0x3F))};
+    CAPTURE(k);
+    CHECK(tok.encode(text) == Ids{std::int64_t(98 + k)});
+    CHECK(tok.decode({std::int64_t(98 + k)}) == text);
+  }
+}
+
+TEST_CASE("tokenizer: a vocabulary saved before the Latin-1 letters loads as it was") {
+  // glassllm_tokenizer.json as the tool wrote it before: ASCII, '\n', '\t',
+  // the end-of-text token, unk; 99 ids.
+  nlohmann::json tokens = nlohmann::json::array();
+  for (char c = ' '; c <= '~'; ++c) tokens.push_back(std::string(1, c));
+  for (const char* t : {"\n", "\t", "\x03"}) tokens.push_back(t);
+  tokens.push_back(kReplacement);
+  nlohmann::json j = {{"format", "glassllm-char-tokenizer"},
+                      {"version", 1},
+                      {"tokens", tokens},
+                      {"unk_token", kReplacement},
+                      {"eos_token", "\x03"}};
+  Tokenizer old = Tokenizer::from_json(j.dump());
+  CHECK(old.vocab_size() == 99);
+  CHECK(old.unk_id() == 98);
+  CHECK(old.eos_id() == std::optional<std::int64_t>(97));
+  CHECK(old.encode("a\xC3\xA7") == Ids{65, 98});  // "aç": ç is unknown there
+  // ... which is the default vocabulary, written the same way.
+  CHECK(old.to_json() == Tokenizer().to_json());
+  Tokenizer wide = Tokenizer::from_json(Tokenizer::with_latin1_letters().to_json());
+  CHECK(wide.vocab_size() == 145);
+  CHECK(wide.encode("a\xC3\xA7") == Ids{65, 128});
+}
+
 TEST_CASE("tokenizer: printable ASCII, newline and tab survive encode then decode") {
   Tokenizer tok;
   std::string text;
@@ -54,8 +116,10 @@ TEST_CASE("tokenizer: unknown characters become unk and decode to U+FFFD") {
   // "é" (C3 A9), "€" (E2 82 AC) and "😀" (F0 9F 98 80) are one character each.
   CHECK(tok.encode("a\xC3\xA9") == Ids{65, 98});
   CHECK(tok.encode("\xE2\x82\xAC\xF0\x9F\x98\x80") == Ids{98, 98});
-  CHECK(tok.decode(tok.encode("x\xC3\xA9y")) == "x" + kReplacement + "y");
-  CHECK(tok.count_unknown("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80") == 3);
+  CHECK(Tokenizer::with_latin1_letters().encode("a\xC3\xB8\xC3\xA9") ==
+        Ids{65, 144, 130});  // ø is not among the letters, é is (124 + 6)
+  CHECK(tok.decode(tok.encode("x\xC3\xB8y")) == "x" + kReplacement + "y");
+  CHECK(tok.count_unknown("a\xC3\xB8\xE2\x82\xAC\xF0\x9F\x98\x80") == 3);
 }
 
 TEST_CASE("tokenizer: every byte of invalid UTF-8 becomes one unk") {
@@ -114,7 +178,7 @@ TEST_CASE("tokenizer: decode rejects ids outside the vocabulary") {
 
 TEST_CASE(
     "tokenizer: every token's text is one readable character that encodes to itself") {
-  Tokenizer tok;
+  Tokenizer tok = Tokenizer::with_latin1_letters();  // the default's tokens and more
   for (std::int64_t id = 0; id < std::int64_t(tok.vocab_size()); ++id) {
     CAPTURE(id);
     const std::string& text = tok.token_text(id);
@@ -124,7 +188,13 @@ TEST_CASE(
     } else {
       CHECK(tok.encode(text) == Ids{id});
       unsigned char c = static_cast<unsigned char>(text[0]);
-      CHECK((std::isprint(c) || c == '\n' || c == '\t' || c == Tokenizer::kEndOfText));
+      // One byte: printable ASCII or one of the three controls; two bytes:
+      // a Latin-1 character from U+00A1 up (C2 A1 .. C3 BF), none a control.
+      if (text.size() == 1)
+        CHECK((std::isprint(c) || c == '\n' || c == '\t' || c == Tokenizer::kEndOfText));
+      else
+        CHECK((text.size() == 2 && (c == 0xC2 || c == 0xC3) &&
+               (c == 0xC3 || static_cast<unsigned char>(text[1]) >= 0xA1)));
     }
   }
 }

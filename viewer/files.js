@@ -76,6 +76,9 @@ function loadTraceText(text, name) {
     return false;
   }
   clearMessage();
+  const unknown = trace.doc.sequence.filter((tok) => tok.text === "\ufffd").length;
+  // The text shown is then not the text typed: say so above the trace.
+  if (unknown) showMessage(tn("open.unknown", unknown));
   return true;
 }
 

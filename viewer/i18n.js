@@ -271,6 +271,10 @@ const MESSAGES = {
     "open.no_trace_in_html": "this HTML file holds no GlassLM trace",
     "open.kept": " The trace shown before ({name}) is still shown.",
     "open.failed": "Could not open {name}: {why}.",
+    "open.unknown.one":
+      "{n} token is \u27e8unk\u27e9: characters outside the model's vocabulary, which it reads as one unknown token.",
+    "open.unknown.other":
+      "{n} tokens are \u27e8unk\u27e9: characters outside the model's vocabulary, which it reads as one unknown token.",
     "compare.first": "Open trace A first, then trace B to compare.",
     "compare.failed": "Could not open trace B ({name}): {why}.",
     "link.bad_number": "The link's {key}={value} is not one of 0-{last}: ignored.",
@@ -631,6 +635,10 @@ const MESSAGES = {
     "open.no_trace_in_html": "este arquivo HTML não contém nenhum trace do GlassLM",
     "open.kept": " O trace que estava na tela ({name}) continua na tela.",
     "open.failed": "Não foi possível abrir {name}: {why}.",
+    "open.unknown.one":
+      "{n} token é \u27e8unk\u27e9: caracteres fora do vocabulário do modelo, que ele lê como um único token desconhecido.",
+    "open.unknown.other":
+      "{n} tokens são \u27e8unk\u27e9: caracteres fora do vocabulário do modelo, que ele lê como um único token desconhecido.",
     "compare.first": "Abra primeiro o trace A, depois o trace B para comparar.",
     "compare.failed": "Não foi possível abrir o trace B ({name}): {why}.",
     "link.bad_number": "O {key}={value} do link não está em 0-{last}: ignorado.",

@@ -11,7 +11,14 @@ const TASK_EXAMPLES = [
   ["sort", "S glassllm="],
   ["add", "A 123+4567="],
 ];
-const TASK_PATTERN = /^(?:[CRS] [0-9A-Za-z]{1,16}|A \d{1,6}\+\d{1,6})=$/;
+// The strings' characters: digits, ASCII letters, and the Latin-1 letters and
+// marks of the default vocabulary (Tokenizer::kLatin1Letters in tokenizer.h).
+const TASK_CHARS =
+  "0-9A-Za-z\u00a1\u00aa\u00ab\u00ba\u00bb\u00bf\u00c0-\u00c3\u00c7-\u00cb\u00cd-\u00cf\u00d1\u00d3-\u00d5\u00d9-\u00dc\u00e0-\u00e3\u00e7-\u00eb\u00ed-\u00ef\u00f1\u00f3-\u00f5\u00f9-\u00fc";
+const TASK_PATTERN = new RegExp(
+  "^(?:[CRS] [" + TASK_CHARS + "]{1,16}|A \\d{1,6}\\+\\d{1,6})=$",
+  "u",
+);
 
 // The characters of a character tokenizer (GlassLM's own), or null for a
 // tokenizer that reads every character (a Hugging Face one): then neither

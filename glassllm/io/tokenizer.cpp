@@ -92,15 +92,35 @@ std::invalid_argument error(const std::string& what) {
 
 // ---- construction ----------------------------------------------------------------
 
-Tokenizer::Tokenizer() {
-  for (char c = ' '; c <= '~'; ++c) tokens_.push_back(std::string(1, c));
-  tokens_.push_back("\n");
-  tokens_.push_back("\t");
-  eos_id_ = std::int64_t(tokens_.size());
-  tokens_.push_back(std::string(1, kEndOfText));
-  for (std::size_t id = 0; id < tokens_.size(); ++id)
-    ids_[static_cast<unsigned char>(tokens_[id][0])] = std::int64_t(id);
-  tokens_.push_back(kUnk);
+namespace {
+
+// The default vocabulary without the unknown token: printable ASCII, '\n',
+// '\t', the end-of-text token; then, with `latin1`, the Latin-1 letters,
+// after the end-of-text token so that ids 0-97 mean the same in both.
+std::vector<std::string> default_characters(bool latin1) {
+  std::vector<std::string> characters;
+  for (char c = ' '; c <= '~'; ++c) characters.push_back(std::string(1, c));
+  characters.push_back("\n");
+  characters.push_back("\t");
+  characters.push_back(std::string(1, Tokenizer::kEndOfText));
+  if (!latin1) return characters;
+  const std::string_view letters = Tokenizer::kLatin1Letters;
+  for (std::size_t i = 0; i < letters.size();) {
+    char32_t cp = 0;
+    const std::size_t len = decode_utf8(letters, i, cp);
+    characters.push_back(std::string(letters.substr(i, len)));
+    i += len;
+  }
+  return characters;
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer()
+    : Tokenizer(default_characters(false), std::string(1, kEndOfText)) {}
+
+Tokenizer Tokenizer::with_latin1_letters() {
+  return Tokenizer(default_characters(true), std::string(1, kEndOfText));
 }
 
 Tokenizer::Tokenizer(const std::vector<std::string>& characters,

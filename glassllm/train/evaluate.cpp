@@ -27,6 +27,24 @@ std::string EvalResult::summary() const {
   return s;
 }
 
+std::string EvalResult::split_summary() const {
+  std::string s;
+  for (const auto& [label, kind] :
+       {std::pair{"ASCII only", &ascii_right}, std::pair{"accented", &accented_right}}) {
+    if (kind->empty()) continue;
+    s += std::string(label) + ":";
+    bool first = true;
+    for (const auto& [task, ct] : *kind) {
+      s += std::string(first ? " " : ", ") + task + " " +
+           fixed(100 * double(ct.first) / double(ct.second), 1) + "% of " +
+           std::to_string(ct.second);
+      first = false;
+    }
+    s += "\n";
+  }
+  return s;
+}
+
 EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tokenizer,
                     std::uint64_t seed, std::size_t batches, std::size_t batch_size) {
   no_grad guard;
@@ -57,6 +75,9 @@ EvalResult evaluate(const GlassLM& model, const Task& task, const Tokenizer& tok
         ok = argmax(e.row, p) == b.targets[e.row][p];
       right[e.task].first += ok;
       right[e.task].second += 1;
+      auto& kind = e.accented ? r.accented_right[e.task] : r.ascii_right[e.task];
+      kind.first += ok;
+      kind.second += 1;
     }
   }
   r.loss = r.targets ? loss_sum / double(r.targets) : 0.0;

@@ -14,17 +14,49 @@ namespace glassllm {
 
 namespace {
 
-const std::string kAlphabet =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+// One character of a question: a code point in UTF-8 (1 or 2 bytes here).
+using Chars = std::vector<std::string>;
+
+Chars split_chars(std::string_view text) {
+  Chars chars;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_length(text, i);
+    chars.emplace_back(text.substr(i, len));
+    i += len;
+  }
+  return chars;
+}
+
+std::string join(const Chars& chars) {
+  std::string s;
+  for (const std::string& c : chars) s += c;
+  return s;
+}
+
+// The ASCII alphabet, and the same with the Latin-1 letters of the default
+// vocabulary (tokenizer.h) added: 62 and 108 characters.
+const Chars kAscii =
+    split_chars("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
+const Chars kWithLatin1 = [] {
+  Chars all = kAscii;
+  for (std::string& c : split_chars(Tokenizer::kLatin1Letters)) all.push_back(c);
+  return all;
+}();
 constexpr std::size_t kMinChars = 4, kMaxChars = 16, kMaxDigits = 6;
 
 std::size_t uniform(std::mt19937_64& rng, std::size_t lo, std::size_t hi) {  // [lo, hi]
   return std::uniform_int_distribution<std::size_t>(lo, hi)(rng);
 }
 
-std::string random_string(std::mt19937_64& rng) {
-  std::string s(uniform(rng, kMinChars, kMaxChars), ' ');
-  for (char& c : s) c = kAlphabet[uniform(rng, 0, kAlphabet.size() - 1)];
+// With accents (a task named "...+accents"), half the strings from the
+// ASCII alphabet, half from the alphabet with the Latin-1 letters (so a
+// model keeps the ASCII strings it always saw, and sees accented letters in
+// every position and next to every other letter). Without, ASCII strings
+// only, drawn exactly as before the letters were added.
+Chars random_string(std::mt19937_64& rng, bool latin1) {
+  const Chars& alphabet = latin1 && uniform(rng, 0, 1) == 1 ? kWithLatin1 : kAscii;
+  Chars s(uniform(rng, kMinChars, kMaxChars));
+  for (std::string& c : s) c = alphabet[uniform(rng, 0, alphabet.size() - 1)];
   return s;
 }
 
@@ -44,12 +76,12 @@ Example make_example(const std::string& task, char letter, const std::string& qu
 // A string task: a random string, and a function giving its answer.
 class StringTask : public Task {
  public:
-  StringTask(std::string name, char letter, std::string (*answer)(const std::string&))
-      : name_(std::move(name)), letter_(letter), answer_(answer) {}
+  StringTask(std::string name, char letter, Chars (*answer)(const Chars&), bool latin1)
+      : name_(std::move(name)), letter_(letter), answer_(answer), latin1_(latin1) {}
   std::string name() const override { return name_; }
   Example sample(std::mt19937_64& rng) const override {
-    std::string s = random_string(rng);
-    return make_example(name_, letter_, s, answer_(s));
+    Chars s = random_string(rng, latin1_);
+    return make_example(name_, letter_, join(s), join(answer_(s)));
   }
   // "L " + 16 + "=" + 16 + eos + "\n"
   std::size_t max_example_chars() const override {
@@ -59,18 +91,24 @@ class StringTask : public Task {
  private:
   std::string name_;
   char letter_;
-  std::string (*answer_)(const std::string&);
+  Chars (*answer_)(const Chars&);
+  bool latin1_;  // draw accented strings too
 };
 
-std::string copy_answer(const std::string& s) {
+Chars copy_answer(const Chars& s) {
   return s;
 }
-std::string reverse_answer(const std::string& s) {
+// Per character (code point), so "ação" reverses to "oãça".
+Chars reverse_answer(const Chars& s) {
   return {s.rbegin(), s.rend()};
 }
-std::string sort_answer(const std::string& s) {
-  std::string t = s;
-  std::sort(t.begin(), t.end());  // by byte value: digits < upper case < lower case
+// By code point: digits < upper case < lower case < the Latin-1 characters
+// (whose upper case, from U+00C0, comes before their lower case, from
+// U+00E0). Comparing the UTF-8 bytes gives exactly that order: UTF-8 was
+// designed so that byte order is code point order.
+Chars sort_answer(const Chars& s) {
+  Chars t = s;
+  std::sort(t.begin(), t.end());
   return t;
 }
 
@@ -96,19 +134,19 @@ class AddTask : public Task {
   }
 };
 
-std::vector<std::unique_ptr<Task>> four_tasks() {
+std::vector<std::unique_ptr<Task>> four_tasks(bool latin1) {
   std::vector<std::unique_ptr<Task>> t;
-  t.push_back(std::make_unique<StringTask>("copy", 'C', copy_answer));
-  t.push_back(std::make_unique<StringTask>("reverse", 'R', reverse_answer));
-  t.push_back(std::make_unique<StringTask>("sort", 'S', sort_answer));
+  t.push_back(std::make_unique<StringTask>("copy", 'C', copy_answer, latin1));
+  t.push_back(std::make_unique<StringTask>("reverse", 'R', reverse_answer, latin1));
+  t.push_back(std::make_unique<StringTask>("sort", 'S', sort_answer, latin1));
   t.push_back(std::make_unique<AddTask>());
   return t;
 }
 
 class MixTask : public Task {
  public:
-  MixTask() : tasks_(four_tasks()) {}
-  std::string name() const override { return "mix"; }
+  explicit MixTask(bool latin1) : tasks_(four_tasks(latin1)), latin1_(latin1) {}
+  std::string name() const override { return latin1_ ? "mix+accents" : "mix"; }
   std::vector<std::string> parts() const override {
     std::vector<std::string> p;
     for (const auto& t : tasks_) p.push_back(t->name());
@@ -125,6 +163,7 @@ class MixTask : public Task {
 
  private:
   std::vector<std::unique_ptr<Task>> tasks_;
+  bool latin1_;
 };
 
 // A text file's content, refused when it is not text: a NUL byte or bytes
@@ -212,29 +251,37 @@ std::size_t Batch::counted() const {
 
 void Task::fill_row(std::mt19937_64& rng, const Tokenizer& tokenizer, std::size_t max_len,
                     Split, std::size_t row, Batch& batch) const {
-  // Whole examples while they fit in max_len + 1 characters, then '\n's.
-  std::string text;
+  // Whole examples while they fit in max_len + 1 tokens, then '\n's. A token
+  // is a character (code point), which for accented letters is two bytes, so
+  // the row is counted in tokens, not in bytes of text.
+  std::vector<std::int64_t> ids;
   std::vector<Example> placed;
-  std::vector<std::size_t> offsets;
+  std::vector<std::size_t> offsets, answer_begins, answer_ends;  // in tokens
   for (;;) {
     Example e = sample(rng);
-    if (text.size() + e.text.size() > max_len + 1) break;
-    offsets.push_back(text.size());
-    text += e.text;
+    const std::vector<std::int64_t> e_ids = tokenizer.encode(e.text);
+    if (ids.size() + e_ids.size() > max_len + 1) break;
+    offsets.push_back(ids.size());
+    answer_begins.push_back(tokenizer.encode(e.text.substr(0, e.answer_begin)).size());
+    answer_ends.push_back(tokenizer.encode(e.text.substr(0, e.answer_end)).size());
+    ids.insert(ids.end(), e_ids.begin(), e_ids.end());
     placed.push_back(std::move(e));
   }
-  text.resize(max_len + 1, '\n');
-  std::vector<std::int64_t> ids = tokenizer.encode(text);  // ASCII: one id per character
+  ids.resize(max_len + 1, tokenizer.encode("\n").front());
   std::vector<std::int64_t>& inputs = batch.tokens[row];
   std::vector<std::int64_t>& targets = batch.targets[row];
   inputs.assign(ids.begin(), ids.end() - 1);
   targets.assign(max_len, -100);
   for (std::size_t k = 0; k < placed.size(); ++k) {
-    // Character c is predicted at position c - 1.
-    const std::size_t first = offsets[k] + placed[k].answer_begin - 1;
-    const std::size_t last = offsets[k] + placed[k].answer_end - 1;
+    // Token c is predicted at position c - 1.
+    const std::size_t first = offsets[k] + answer_begins[k] - 1;
+    const std::size_t last = offsets[k] + answer_ends[k] - 1;
     for (std::size_t i = first; i < last; ++i) targets[i] = ids[i + 1];
-    batch.examples.push_back({row, first, last, placed[k].task});
+    const std::string& t = placed[k].text;
+    const bool accented = std::any_of(t.begin(), t.end(), [](char c) {
+      return static_cast<unsigned char>(c) >= 0x80;  // a byte of a multi-byte character
+    });
+    batch.examples.push_back({row, first, last, placed[k].task, accented});
   }
 }
 
@@ -251,11 +298,23 @@ std::unique_ptr<Task> make_task(const std::string& spec, const Tokenizer& tokeni
     throw std::invalid_argument("task " + spec +
                                 ": the tokenizer has no end-of-text token U+0003, which "
                                 "ends every answer; use the default tokenizer");
-  if (spec == "mix") return std::make_unique<MixTask>();
-  for (auto& t : four_tasks())
-    if (t->name() == spec) return std::move(t);
+  // "+accents": strings with the Latin-1 letters too, which the vocabulary
+  // must have (a vocabulary saved before they were added lacks them).
+  const std::string kAccents = "+accents";
+  const bool latin1 =
+      spec.size() > kAccents.size() && spec.ends_with(kAccents) && spec != "add+accents";
+  const std::string name = latin1 ? spec.substr(0, spec.size() - kAccents.size()) : spec;
+  if (latin1 && tokenizer.count_unknown(Tokenizer::kLatin1Letters) != 0)
+    throw std::invalid_argument("task " + spec +
+                                ": the tokenizer lacks the Latin-1 letters; use "
+                                "Tokenizer::with_latin1_letters() (glassllm train does)");
+  if (name == "mix") return std::make_unique<MixTask>(latin1);
+  for (auto& t : four_tasks(latin1))
+    if (t->name() == name) return std::move(t);
   throw std::invalid_argument("task: unknown task '" + spec +
-                              "'; expected copy, reverse, sort, add, mix or text:FILE");
+                              "'; expected copy, reverse, sort, add, mix or text:FILE "
+                              "(copy, reverse, sort and mix "
+                              "take +accents)");
 }
 
 Batch make_batch(const Task& task, const Tokenizer& tokenizer, std::uint64_t seed,

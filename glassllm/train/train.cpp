@@ -175,7 +175,9 @@ struct Run {
   std::unique_ptr<RunLock> lock;  // held from before OUT is touched to the end
 
   Run(const TrainOptions& options, std::ostream& out, bool terminal)
-      : o(checked_options(options, tokenizer)),
+      : tokenizer(options.task.ends_with("+accents") ? Tokenizer::with_latin1_letters()
+                                                     : Tokenizer()),
+        o(checked_options(options, tokenizer)),
         task(make_task(o.task, tokenizer)),
         out(out),
         terminal(terminal) {

@@ -13,15 +13,26 @@
 //                                 character is found by looking back to the
 //                                 character after the previous one's earlier
 //                                 occurrence (the induction pattern)
-//   reverse  "R abc=cba<eos>\n"   look back to the mirror position
-//   sort     "S cab=abc<eos>\n"   look for the smallest character not yet written
+//   reverse  "R abc=cba<eos>\n"   look back to the mirror position; per
+//                                 character: "R ação=oãça<eos>\n"
+//   sort     "S cab=abc<eos>\n"   look for the smallest character not yet
+//                                 written, by code point: 0-9 < A-Z < a-z <
+//                                 the Latin-1 characters (¡ ... ¿ < À ... Ü <
+//                                 à ... ü)
 //   add      "A 123+4567=4690<eos>\n"  multi-digit addition written as text
 //   mix      one of the four, uniformly
+//   copy+accents, reverse+accents, sort+accents, mix+accents
+//            the same with accented letters in half the strings (below)
 //   text:FILE  windows of a text file; every position counts
 //
 // Strings for copy/reverse/sort have 4-16 characters from 0-9, A-Z, a-z (62
 // characters: no space, which would be invisible at the ends, and never '='
-// or '\n', which delimit). Numbers for add have 1-6 digits, no leading zero.
+// or '\n', which delimit). With +accents, half of them are drawn from those
+// and the 46 Latin-1 characters of Tokenizer::with_latin1_letters() instead
+// (Tokenizer::kLatin1Letters: á, ç, ñ, ¿, ...), 108 characters, so that 49% of
+// the strings hold at least one accented letter; the tokenizer must have the
+// 46 (`glassllm train` uses that vocabulary for these tasks). Characters are code points: an accented letter is two bytes of text
+// but one token. Numbers for add have 1-6 digits, no leading zero.
 // The sources are glassllm/train/tasks.cpp; train.h trains on these batches.
 #pragma once
 
@@ -42,7 +53,8 @@ struct Example {
   std::string task;  ///< "copy", "reverse", "sort" or "add"
   std::string text;  ///< e.g. "C abc=abc\x03\n"
   /// The predictable characters are text[answer_begin, answer_end): the
-  /// answer and the end-of-text ("abc\x03" above: 6 .. 10).
+  /// answer and the end-of-text ("abc\x03" above: 6 .. 10). These are byte
+  /// offsets into text (an accented letter is two bytes, one token).
   std::size_t answer_begin = 0, answer_end = 0;
   /// The answer without the end-of-text ("abc").
   std::string answer() const {
@@ -61,6 +73,8 @@ enum class Split { train, heldout };
 struct ExampleSpan {
   std::size_t row = 0, first = 0, last = 0;
   std::string task;
+  /// The example has a character beyond ASCII (an accented letter).
+  bool accented = false;
 };
 
 /// Inputs and targets, each [batch_size][max_len]: targets[b][i] is
@@ -86,7 +100,7 @@ class Task {
   virtual std::vector<std::string> parts() const { return {name()}; }
   /// One random example. Throws std::logic_error for text.
   virtual Example sample(std::mt19937_64& rng) const = 0;
-  /// The longest example this task can produce, in characters.
+  /// The longest example this task can produce, in characters (tokens).
   virtual std::size_t max_example_chars() const = 0;
   /// Fills one row: max_len + 1 tokens (the inputs and, shifted by one, the
   /// targets). The synthetic tasks' version packs whole examples and pads
@@ -96,10 +110,10 @@ class Task {
                         Batch& batch) const;
 };
 
-/// The task named by `spec`: "copy", "reverse", "sort", "add", "mix", or
-/// "text:FILE" (the file is read and encoded with `tokenizer` now; its
-/// characters outside the vocabulary become the unknown token). The synthetic
-/// tasks need the tokenizer's end-of-text token U+0003. Throws
+/// The task named by `spec`: "copy", "reverse", "sort", "add", "mix" (each
+/// but add also with "+accents": "mix+accents"), or "text:FILE" (the file is read and
+/// encoded with `tokenizer` now; its characters outside the vocabulary become the unknown
+/// token). The synthetic tasks need the tokenizer's end-of-text token U+0003. Throws
 /// std::invalid_argument for another name: "task: unknown task 'cpy'; expected
 /// copy, reverse, sort, add, mix or text:FILE", and std::runtime_error for a
 /// file that is unreadable, not a regular file (files.h), not text (a NUL
