@@ -31,9 +31,10 @@
 // and the 46 Latin-1 characters of Tokenizer::with_latin1_letters() instead
 // (Tokenizer::kLatin1Letters: á, ç, ñ, ¿, ...), 108 characters, so that 49% of
 // the strings hold at least one accented letter; the tokenizer must have the
-// 46 (`glassllm train` uses that vocabulary for these tasks). Characters are code points: an accented letter is two bytes of text
-// but one token. Numbers for add have 1-6 digits, no leading zero.
-// The sources are glassllm/train/tasks.cpp; train.h trains on these batches.
+// 46 (`glassllm train` uses that vocabulary for these tasks). Characters are code points:
+// an accented letter is two bytes of text but one token. Numbers for add have 1-6 digits,
+// no leading zero. The sources are glassllm/train/tasks.cpp; train.h trains on these
+// batches.
 #pragma once
 
 #include <cstddef>
