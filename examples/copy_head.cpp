@@ -1,6 +1,6 @@
 // copy_head.cpp: lesson 1's copying head in numbers. Traces the bundled
 // model on lesson 1's prompt, "C abcXYZ=", and prints for every step where
-// head 2 of layer 3 puts its two largest softmax weights, with their raw
+// head 1 of layer 3 puts its two largest softmax weights, with their raw
 // scores (q . k / sqrt(head_dim), before the mask). The answer key of the
 // lesson (docs/teaching/answers.md, part 1) quotes it.
 //   ./build/examples/copy_head [model folder, default models/demo]
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     return id == tok.eos_id() ? std::string("<eos>") : tok.token_text(id);
   };
 
-  const std::size_t layer = 3, head = 2;
+  const std::size_t layer = 3, head = 1;
   std::printf(
       "step  query   writes  largest weight: key, p, score   runner-up: key, p, score\n");
   for (const TraceStep& s : tracer.steps()) {
