@@ -40,13 +40,13 @@ const top = async (selector) => {
   await page.locator(selector).evaluate((el) => el.scrollIntoView({ block: "start" }));
 };
 
-// Lesson 1: the copy head (layer 3, head 2) enlarged at decode step 2, while
+// Lesson 1: the copy head (layer 3, head 1) enlarged at decode step 2, while
 // the model writes "c": its bright cell sits on the prompt's "c".
 await open("copy.html");
 await page.keyboard.press("ArrowRight");
 await page.keyboard.press("ArrowRight");
 await shot("lesson1-steps");
-await page.click('canvas[data-layer="3"][data-head="2"]');
+await page.click('canvas[data-layer="3"][data-head="1"]');
 // The cell cursor from key 0 to key 4, the prompt's "c", so the line above
 // the map reads out the winning weight.
 for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowRight");
@@ -54,7 +54,7 @@ await top("#panel-attention");
 await shot("lesson1-copy-head");
 await page.keyboard.press("Escape");
 // The same head from the lesson plan's link, in presentation mode.
-await page.goto(fileUrl(at("copy.html")) + "#view=attention&step=2&layer=3&head=2&present=1");
+await page.goto(fileUrl(at("copy.html")) + "#view=attention&step=2&layer=3&head=1&present=1");
 await page.waitForFunction(() => window.glassllmInspector.state.present);
 await shot("lesson1-present-head");
 await page.goto(fileUrl(at("copy.html")) + "#view=attention&step=2");

@@ -38,7 +38,7 @@ await open("r.html", 1024, 768);
 await shot("projector"); // every layer on a 1024x768 screen
 await open("r.html", 1600, 1000);
 await shot("tour");
-await page.click('canvas[data-layer="3"][data-head="2"]');
+await page.click('canvas[data-layer="3"][data-head="1"]');
 await page.click("#zoom-fill");
 await page.keyboard.press("ArrowRight");
 await page.keyboard.press("ArrowRight");
@@ -58,7 +58,7 @@ await open("r.html", 1600, 1000);
 await page.click('#timeline [data-step="3"]');
 await page.click("[data-tab=qk]");
 await page.selectOption("#qk-layer", "3");
-await page.selectOption("#qk-head", "2");
+await page.selectOption("#qk-head", "1");
 await page.click("#panel-qk details.explain summary");
 await shot("qk");
 await page.click("[data-tab=cache]");
