@@ -72,12 +72,9 @@ TEST_CASE("the bundled model ends its answers with the end-of-text token") {
   // "coração" copied, and "ação" reversed character by character (one token
   // per accented letter, though UTF-8 writes it in two bytes).
   const std::pair<const char*, const char*> cases[] = {
-      {"R stressed=", "desserts"},
-      {"C GlassLM2026=", "GlassLM2026"},
-      {"S glassllm=", "aglllmss"},
-      {"A 123+4567=", "4690"},
-      {"C coração=", "coração"},
-      {"R ação=", "oãça"},
+      {"R stressed=", "desserts"}, {"C GlassLM2026=", "GlassLM2026"},
+      {"S glassllm=", "aglllmss"}, {"A 123+4567=", "4690"},
+      {"C coração=", "coração"},   {"R ação=", "oãça"},
   };
   for (const auto& [prompt, answer] : cases) {
     CAPTURE(prompt);

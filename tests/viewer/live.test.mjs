@@ -25,7 +25,7 @@ before(async () => {
   if (skip) return;
   glassllm("inspector", "--out", at("live.html"));
   glassllm("trace", "--prompt", PROMPT, "--steps", "16", "--out", at("cli.json"));
-  glassllm("trace", "--prompt", "C ab=", "--steps", "2", "--html", at("trace.html"));
+  glassllm("trace", "--prompt", "C abcd=", "--steps", "2", "--html", at("trace.html"));
   browser = await launch();
   // The pages themselves are the only requests allowed: opening them from disk.
   const pages = [fileUrl(at("live.html")), fileUrl(at("trace.html"))];
@@ -199,10 +199,10 @@ test(
     assert.equal(await page.locator("#timeline > *").count(), 3);
     await page.click("#live-open");
     assert.equal(await page.isVisible("#live"), true);
-    assert.equal(await page.inputValue("#live-prompt"), "C ab=");
-    await generateByHand(page, "C xyz=", 3);
+    assert.equal(await page.inputValue("#live-prompt"), "C abcd=");
+    await generateByHand(page, "C wxyz=", 4);
     const shown = await page.evaluate(() => window.glassllmInspector.state.trace.doc.sequence);
-    assert.equal(shown.map((t) => t.text).join(""), "C xyz=xyz");
+    assert.equal(shown.map((t) => t.text).join(""), "C wxyz=wxyz");
     assert.deepEqual(page.errors, []);
     assert.deepEqual(requests, []);
     await page.close();
