@@ -16,7 +16,7 @@ import { launch, glassllm, fileUrl, root } from "./browser.mjs";
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-window-"));
 const hybrid = path.join(root, "tests/data/exaone-4.0-tiny-hybrid");
-const PROMPT = "The cat sat"; // 11 characters, 11 positions: past the window of 4
+const PROMPT = "Hello world"; // 11 characters, 11 positions: past the window of 4
 const WINDOW = 4;
 let browser;
 
