@@ -273,7 +273,7 @@ const MESSAGES = {
     "legend.causal_zero": "a later key: probability 0 (causal mask)",
     "legend.window":
       "hatched: behind the sliding window, masked (layers {layers}: each query sees only its last {w} keys)",
-    "cell.outside_window": "(behind the window of {w}: masked)",
+    "cell.outside_window": "(behind the window of {w} keys)",
     "fmt.masked": "masked (-inf)",
     "chart.log": " (log scale)",
     "open.no_trace_in_html": "this HTML file holds no GlassLM trace",
@@ -646,7 +646,7 @@ const MESSAGES = {
     "legend.causal_zero": "uma chave posterior: probabilidade 0 (máscara causal)",
     "legend.window":
       "hachurado: atrás da janela deslizante, mascarado (camadas {layers}: cada consulta vê só suas últimas {w} chaves)",
-    "cell.outside_window": "(atrás da janela de {w}: mascarado)",
+    "cell.outside_window": "(atrás da janela de {w} chaves)",
     "fmt.masked": "mascarado (-inf)",
     "chart.log": " (escala logarítmica)",
     "open.no_trace_in_html": "este arquivo HTML não contém nenhum trace do GlassLM",

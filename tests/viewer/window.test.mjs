@@ -126,6 +126,15 @@ test("masked scores: keys behind the window are hatched dark grey, later keys li
         assert.equal(px.window[k] + px.causal[k], 0, where);
       }
     }
+  // The readout of query 10, key 0 says why the cell is masked.
+  const canvas = await page.$("#zoom-canvas");
+  const [left, top, w, h] = (await canvas.getAttribute("data-inset")).split(",").map(Number);
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + left + (0.5 / T) * w, box.y + top + ((T - 0.5) / T) * h);
+  assert.match(
+    await page.textContent("#readout"),
+    /pos 10\).*pos 0\).*behind the window of 4 keys/,
+  );
   await page.keyboard.press("Escape");
   const legend = await page.textContent("#legend");
   assert.match(legend, /light grey: a later key \(causal mask\)/);
