@@ -120,12 +120,49 @@ for name in exaone-1.2b exaone-hybrid; do
   "$bin" check "$work/$name" --prompt-len 4 --steps 6 >"$work/check.txt" \
     || { cat "$work/check.txt"; fail "check $name"; }
 done
+# generate: greedy tokens equal the reference's greedy choice (the argmax of
+# its float64 logits, the whole sequence run again for each token), on both
+# K/V paths and both cache modes. The 1.2B format with the Qwen3 tokenizer
+# (the reference's ids decoded by glassllm tokenize); the hybrid test folder
+# with its character tokenizer (one character per id, 64 ids), through the
+# windows. exaone4_reference.py prints each step's top-2 gap, so that a near
+# tie would show (on the hybrid every gap is above 1e-1 of the largest logit,
+# against float32 differences of about 1e-6).
+same_text() {  # same_text EXPECTED-FILE LABEL GENERATE-ARGS...
+  local want=$1 label=$2; shift 2
+  for attention in repeat_kv grouped; do
+    for cache in concat preallocated; do
+      "$bin" generate "$@" --attention $attention --cache $cache >"$work/gen.txt" \
+        || fail "$label: generate $attention $cache"
+      cmp -s "$want" "$work/gen.txt" || fail "$label $attention $cache: generate printed \
+'$(cat "$work/gen.txt")', the reference's greedy tokens are '$(cat "$want")'"
+    done
+  done
+  echo "$label: generate == the reference's greedy tokens (both paths, both caches)"
+}
 if [ -d "$qwen_tok" ]; then
   cp "$qwen_tok/tokenizer.json" "$qwen_tok/tokenizer_config.json" "$work/exaone-1.2b/"
-  out=$("$bin" generate "$work/exaone-1.2b" --prompt "Olá, mundo" --max-new-tokens 3) \
-    || fail "generate exaone-1.2b"
-  case "$out" in "Olá, mundo"*) ;; *) fail "generate exaone-1.2b printed '$out'" ;; esac
+  ids=$("$bin" tokenize "$work/exaone-1.2b" --text "Olá, mundo") || fail "tokenize exaone-1.2b"
+  new=$($ref greedy "$work/exaone-1.2b" --tokens "$ids" --steps 5) || fail "greedy exaone-1.2b"
+  "$bin" tokenize "$work/exaone-1.2b" --ids "$ids,$new" --skip-special >"$work/want.txt" \
+    || fail "decode exaone-1.2b"
+  same_text "$work/want.txt" exaone-1.2b "$work/exaone-1.2b" --prompt "Olá, mundo" \
+    --max-new-tokens 5
 fi
+hybrid=$here/data/exaone-4.0-tiny-hybrid
+chars() {  # chars ID,ID,...: the text of character-tokenizer ids (no newline added)
+  $py -c 'import json, sys
+t = json.load(open(sys.argv[1]))["tokens"]
+sys.stdout.write("".join(t[int(i)] for i in sys.argv[2].split(",") if int(i) != 2))' \
+    "$hybrid/glassllm_tokenizer.json" "$1"
+}
+prompt="The cat sat"
+ids=$($py -c 'import json, sys
+t = json.load(open(sys.argv[1]))["tokens"]
+print(",".join(str(t.index(c)) for c in sys.argv[2]))' "$hybrid/glassllm_tokenizer.json" "$prompt")
+new=$($ref greedy "$hybrid" --tokens "$ids" --steps 10) || fail "greedy hybrid"
+{ chars "$ids,$new"; echo; } >"$work/want.txt"
+same_text "$work/want.txt" exaone-hybrid "$hybrid" --prompt "$prompt" --max-new-tokens 10
 
 # The window's boundary: one sliding layer of window 4. Changing token 0
 # changes the logits of positions 1..3 (key 0 is at distance 0..3 < 4) and

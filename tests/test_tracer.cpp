@@ -13,6 +13,7 @@
 #include <valijson/validator.hpp>
 
 #include "check.h"
+#include "glassllm/io/checkpoint.h"
 #include "glassllm/io/tokenizer.h"
 #include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
@@ -457,6 +458,107 @@ TEST_CASE("traces validate against docs/trace.schema.json") {
     doc.erase("format");
     CHECK(schema_errors(doc) != "");
   }
+}
+
+// tests/data/exaone-4.0-tiny-hybrid: EXAONE 4.0's format with QK-norm, 4
+// layers (sliding, sliding, sliding with a window of 4, then global without
+// RoPE), H = 4, Hkv = 2, hd = 8, d_model = 32; read in float64.
+TEST_CASE("an EXAONE trace holds the QK-norm outputs and each layer's window") {
+  Checkpoint ckpt = load_checkpoint(
+      std::string(GLASSLLM_TEST_DATA) + "/exaone-4.0-tiny-hybrid", DType::float64);
+  const GlassLM& model = ckpt.model;
+  Tracer tracer;
+  {
+    no_grad guard;
+    Cache cache = model.new_cache();
+    model.forward({1, 9, 30, 40, 7, 7}, &cache, 0);  // 6 positions: past the window
+    model.forward({15}, &cache, 6);
+  }
+  const std::size_t H = 4, Hkv = 2, hd = 8, D = 32;
+  const double eps = model.config().norm_eps;
+  // A head's q (or k) after QK-norm, by the formula, from the block's
+  // recorded input (no norm before attention in EXAONE 4.0) and the weights:
+  //   v = h W^T (that head's hd rows), v / sqrt(mean(v^2) + eps) * norm_weight
+  auto expected = [&](const std::vector<double>& h, std::size_t t, const std::string& l,
+                      const char* proj, const char* norm, std::size_t head) {
+    const std::vector<double> W =
+        model.parameter("model.layers." + l + ".self_attn." + proj + ".weight")
+            .to_vector();
+    const std::vector<double> w =
+        model.parameter("model.layers." + l + ".self_attn." + norm + ".weight")
+            .to_vector();
+    std::vector<double> v(hd, 0.0);
+    double mean_sq = 0;
+    for (std::size_t d = 0; d < hd; ++d) {
+      for (std::size_t i = 0; i < D; ++i)
+        v[d] += h[t * D + i] * W[(head * hd + d) * D + i];
+      mean_sq += v[d] * v[d] / double(hd);
+    }
+    for (std::size_t d = 0; d < hd; ++d) v[d] = v[d] / std::sqrt(mean_sq + eps) * w[d];
+    return v;
+  };
+  double worst = 0;
+  for (const TraceStep& step : tracer.steps())
+    for (std::size_t layer = 0; layer < 4; ++layer) {
+      const std::vector<double>& h = step.snapshot("resid.in", layer).data;  // [1, T, D]
+      const std::size_t T = step.tokens.size();
+      const Snapshot& q = step.snapshot("attn.q_norm", layer);  // [1, H, T, hd]
+      const Snapshot& k = step.snapshot("attn.k_norm", layer);  // [1, Hkv, T, hd]
+      REQUIRE(q.shape == Shape{1, H, T, hd});
+      REQUIRE(k.shape == Shape{1, Hkv, T, hd});
+      const std::string l = std::to_string(layer);
+      for (std::size_t t = 0; t < T; ++t) {
+        for (std::size_t head = 0; head < H; ++head) {
+          std::vector<double> want = expected(h, t, l, "q_proj", "q_norm", head);
+          for (std::size_t d = 0; d < hd; ++d)
+            worst = std::max(worst, std::abs(q.data[(head * T + t) * hd + d] - want[d]));
+        }
+        for (std::size_t head = 0; head < Hkv; ++head) {
+          std::vector<double> want = expected(h, t, l, "k_proj", "k_norm", head);
+          for (std::size_t d = 0; d < hd; ++d)
+            worst = std::max(worst, std::abs(k.data[(head * T + t) * hd + d] - want[d]));
+        }
+      }
+    }
+  CHECK(worst < 1e-12);
+
+  // The window of each layer, in the JSON, and the recorded probabilities
+  // obey it: in the prefill, the query at position 5 of a sliding layer gives
+  // keys 0 and 1 (5 - 4 >= j) exactly 0 and keys 2..5 more; the global layer
+  // gives every key 0..5 more than 0.
+  nlohmann::json doc = nlohmann::json::parse(tracer.to_json());
+  CHECK(schema_errors(doc) == "");
+  CHECK(doc["config"]["layer_window"] == nlohmann::json({4, 4, 4, 0}));
+  CHECK(doc["config"]["layer_rope"] == nlohmann::json({true, true, true, false}));
+  CHECK(doc["config"]["qk_norm"] == true);
+  for (std::size_t layer = 0; layer < 4; ++layer) {
+    const Snapshot& p =
+        tracer.steps()[0].snapshot("attn.softmax", layer);  // [1, 4, 6, 6]
+    for (std::size_t head = 0; head < H; ++head)
+      for (std::size_t j = 0; j < 6; ++j) {
+        CAPTURE(layer);
+        CAPTURE(head);
+        CAPTURE(j);
+        const double prob = p.data[(head * 6 + 5) * 6 + j];
+        if (layer < 3 && j <= 1)
+          CHECK(prob == 0.0);
+        else
+          CHECK(prob > 0.0);
+      }
+  }
+}
+
+TEST_CASE("a Llama-style trace has no QK-norm snapshots and no window fields") {
+  GlassLM model = tiny_model();
+  Tracer tracer;
+  run(model, 1, &tracer);
+  for (const TraceStep& step : tracer.steps())
+    for (const Snapshot& s : step.snapshots)
+      CHECK(s.name.find("_norm") == std::string::npos);
+  nlohmann::json config = nlohmann::json::parse(tracer.to_json())["config"];
+  CHECK_FALSE(config.contains("qk_norm"));
+  CHECK_FALSE(config.contains("layer_window"));
+  CHECK_FALSE(config.contains("layer_rope"));
 }
 
 TEST_CASE("OpGraphRecorder counts repeat_kv copies on an attention-only decode step") {

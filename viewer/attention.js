@@ -38,7 +38,17 @@ function matrixFor(step, layer, head) {
   if (!snap) return null;
   const hi = snapshotHeads(snap).indexOf(head);
   if (hi < 0) return null;
-  return headMatrix(snap, hi);
+  return withWindow(headMatrix(snap, hi), step, layer);
+}
+
+// On a sliding-window layer, outside(r, c) says which cells are keys behind
+// the query's window, which heatImage paints in their own grey. Not in the
+// raw scores: those are drawn before any mask, as the causal ones are.
+function withWindow(mat, step, layer) {
+  if (state.mode === "attn.scores" || layerWindow(state.trace, layer) === 0) return mat;
+  const s = state.trace.doc.steps[step];
+  mat.outside = (r, c) => outsideWindow(state.trace, layer, s.rows.start + r, s.keys.start + c);
+  return mat;
 }
 
 // The mean over the shown heads of one layer, as a matrix (null if any head
@@ -64,7 +74,8 @@ function meanMatrix(step, layer) {
       }
       data[r * cols + c] = masked ? null : sum / mats.length;
     }
-  return { rows, cols, heads: heads.map(([h]) => h), at: (r, c) => data[r * cols + c] };
+  const mean = { rows, cols, heads: heads.map(([h]) => h), at: (r, c) => data[r * cols + c] };
+  return withWindow(mean, step, layer);
 }
 
 const isScores = () => state.mode !== "attn.softmax";
@@ -90,7 +101,7 @@ function scaleName() {
 }
 
 // The parts of a cell's readout: who (the map), the query, the key, the value.
-function describeCell(layer, head, r, c, v) {
+function describeCell(layer, head, r, c, v, mat) {
   const tr = state.trace;
   const q = queryToken(tr, state.step, r),
     k = keyToken(tr, state.step, c);
@@ -102,7 +113,12 @@ function describeCell(layer, head, r, c, v) {
     who,
     t("cell.query", { tok: tokenLabel(q.tok), pos: q.pos }),
     t("cell.key", { tok: tokenLabel(k.tok), pos: k.pos }),
-    modeName(state.mode) + " = " + fmt(v),
+    modeName(state.mode) +
+      " = " +
+      fmt(v) +
+      (mat.outside && mat.outside(r, c)
+        ? " " + t("cell.outside_window", { w: layerWindow(tr, layer) })
+        : ""),
   ];
 }
 
@@ -117,7 +133,7 @@ function refreshReadout() {
     const mat =
       h.head === "mean" ? meanMatrix(state.step, h.layer) : matrixFor(state.step, h.layer, h.head);
     if (mat && h.r < mat.rows && h.c < mat.cols) {
-      const [who, q, k, v] = describeCell(h.layer, h.head, h.r, h.c, mat.at(h.r, h.c));
+      const [who, q, k, v] = describeCell(h.layer, h.head, h.r, h.c, mat.at(h.r, h.c), mat);
       text = who + ": " + q + " " + k + ": " + v;
       tip = who + ":\n" + q + "\n" + k + ":\n" + v;
     } else state.hover = null;
@@ -249,6 +265,7 @@ function drawAttention(shrink) {
       1,
       t(shared ? "legend.shared" : "legend.each_max", { what }),
     );
+  addWindowKey($("legend"), layers);
   const width = grid.clientWidth || document.documentElement.clientWidth - 40;
   // Height for the maps: from the grid's top to the bottom of the window
   // (when that leaves too little, a window's height: scroll the grid up),
@@ -365,6 +382,31 @@ function drawAttention(shrink) {
   grid.hidden = state.zoom !== null;
   renderZoom(lim);
   refreshReadout();
+}
+
+// Below the colour bar, on a trace with sliding-window layers among those
+// shown (and a mode that masks): what the two greys mean, each with its
+// swatch. The causal grey is a key after the query; the hatched darker one a
+// key behind the query's window, masked although it is in the past.
+function addWindowKey(legend, layers) {
+  if (state.mode === "attn.scores") return;
+  const sliding = slidingLayers(state.trace)
+    .map((g) => ({ ...g, layers: g.layers.filter((l) => layers.includes(l)) }))
+    .filter((g) => g.layers.length > 0);
+  if (sliding.length === 0) return;
+  const hint = legend.querySelector(".hint");
+  if (hint) hint.remove();
+  // In softmax the causal mask has no grey: a later key's probability is 0.
+  const softmax = state.mode === "attn.softmax";
+  const key = (cls, text) =>
+    el("span", { class: "mask-key" }, cls ? el("span", { class: "swatch " + cls }) : null, text);
+  legend.append(
+    key(softmax ? null : "causal", t(softmax ? "legend.causal_zero" : "legend.causal")),
+    ...sliding.map((g) =>
+      key("window", t("legend.window", { layers: g.layers.join(", "), w: g.window })),
+    ),
+  );
+  legend.dataset.window = sliding.map((g) => g.window + ":" + g.layers.join(",")).join(" ");
 }
 
 function openZoom(layer, head) {

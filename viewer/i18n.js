@@ -256,6 +256,9 @@ const MESSAGES = {
     "tensor.axis":
       "position → (one column per token: position, then token; {held} held, room for {room})",
     "tensor.solid": "solid: written by this step; light: kept from before",
+    "tensor.window_row": "layers {layers} (window {w})",
+    "tensor.window":
+      "layers {layers}, window {w}: no query reads the {n} hatched positions again; they could be dropped",
     "stage.title": "Layer {layer}, {who} — step {step} ({label}) — {mode}",
     "stage.keys": "↑ ↓ layer · G group · H head · ← → step · P leaves",
     "stage.none": "No {mode} for these heads in this trace.",
@@ -266,6 +269,11 @@ const MESSAGES = {
     "export.all_heads": ", all heads",
     "export.title": "GlassLM — {tab} — prompt {prompt} — step {step} ({label})",
     "legend.masked": "grey: masked",
+    "legend.causal": "light grey: a later key (causal mask)",
+    "legend.causal_zero": "a later key: probability 0 (causal mask)",
+    "legend.window":
+      "hatched: behind the sliding window, masked (layers {layers}: each query sees only its last {w} keys)",
+    "cell.outside_window": "(behind the window of {w} keys)",
     "fmt.masked": "masked (-inf)",
     "chart.log": " (log scale)",
     "open.no_trace_in_html": "this HTML file holds no GlassLM trace",
@@ -344,6 +352,7 @@ const MESSAGES = {
     "check.positive": "config.{key} must be a positive integer, not {v}",
     "check.too_many": "config.{key} is {v}; the page shows at most {limit}",
     "check.n_rep": "config.n_heads ({heads}) must be n_kv_heads ({kv}) times n_rep ({rep})",
+    "check.layer_window": "config.layer_window has {n} entries; the model has {layers} layers",
     "check.dtype": '"dtype" must be "float32" or "float64", not {v}',
     "check.head_groups": "head_groups has {n} entries for {kv} K/V heads",
     "check.precision": "options.precision must be an integer 0..17, not {v}",
@@ -620,6 +629,9 @@ const MESSAGES = {
     "tensor.axis":
       "posição → (uma coluna por token: posição, depois o token; {held} guardadas, espaço para {room})",
     "tensor.solid": "cheio: escrito por este passo; claro: mantido de antes",
+    "tensor.window_row": "camadas {layers} (janela {w})",
+    "tensor.window":
+      "camadas {layers}, janela {w}: nenhuma consulta volta a ler as {n} posições hachuradas; poderiam ser descartadas",
     "stage.title": "Camada {layer}, {who} — passo {step} ({label}) — {mode}",
     "stage.keys": "↑ ↓ camada · G grupo · H cabeça · ← → passo · P sai",
     "stage.none": "Nenhum {mode} para estas cabeças neste trace.",
@@ -630,6 +642,11 @@ const MESSAGES = {
     "export.all_heads": ", todas as cabeças",
     "export.title": "GlassLM — {tab} — prompt {prompt} — passo {step} ({label})",
     "legend.masked": "cinza: mascarado",
+    "legend.causal": "cinza-claro: uma chave posterior (máscara causal)",
+    "legend.causal_zero": "uma chave posterior: probabilidade 0 (máscara causal)",
+    "legend.window":
+      "hachurado: atrás da janela deslizante, mascarado (camadas {layers}: cada consulta vê só suas últimas {w} chaves)",
+    "cell.outside_window": "(atrás da janela de {w} chaves)",
     "fmt.masked": "mascarado (-inf)",
     "chart.log": " (escala logarítmica)",
     "open.no_trace_in_html": "este arquivo HTML não contém nenhum trace do GlassLM",
@@ -710,6 +727,7 @@ const MESSAGES = {
     "check.positive": "config.{key} precisa ser um inteiro positivo, e não {v}",
     "check.too_many": "config.{key} é {v}; a página mostra no máximo {limit}",
     "check.n_rep": "config.n_heads ({heads}) precisa ser n_kv_heads ({kv}) vezes n_rep ({rep})",
+    "check.layer_window": "config.layer_window tem {n} entradas; o modelo tem {layers} camadas",
     "check.dtype": '"dtype" precisa ser "float32" ou "float64", e não {v}',
     "check.head_groups": "head_groups tem {n} entradas para {kv} cabeças K/V",
     "check.precision": "options.precision precisa ser um inteiro de 0 a 17, e não {v}",

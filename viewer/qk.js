@@ -209,6 +209,32 @@ function renderQk() {
   $("qk-table").replaceChildren(el("thead", {}, head_), el("tbody", {}, qRow, ...body));
 }
 
+// One strip under the cache tensor for the sliding layers of one window
+// (group g: {window, layers}): the positions they still read, solid, and the
+// older ones they could drop, hatched in the attention view's window grey.
+// Returns how many could be dropped.
+function drawDropStrip(ctx, g, label, at) {
+  const { y, left, cell, rowH, held } = at;
+  const drop = droppableKeys(held, g.window);
+  ctx.fillStyle = cssVar("--fg");
+  ctx.textAlign = "right";
+  ctx.textBaseline = "middle";
+  ctx.fillText(label, left - 8, y + rowH / 2);
+  for (let p = 0; p < held; p++) {
+    ctx.fillStyle = p < drop ? cssVar("--window-masked") : cssVar("--accent");
+    ctx.fillRect(left + p * cell, y + 1, Math.max(1, cell - (cell > 4 ? 1 : 0)), rowH - 2);
+  }
+  hatchOutside(
+    ctx,
+    { rows: 1, cols: Math.max(1, drop), outside: () => true },
+    left,
+    y,
+    drop * cell,
+    rowH,
+  );
+  return drop;
+}
+
 // The K/V cache of one layer after a step as the tensor it is, K above V:
 // one row per K/V head (coloured as in the attention view, with the query
 // heads that read it), one column per position up to max_len; the columns
@@ -232,15 +258,20 @@ function drawCacheTensor(canvas, trace, step) {
   const rowLabel = (name, g) => t("tensor.row", { name, g, heads: d.head_groups[g].join(",") });
   const ctx = sizeCanvas(canvas, 1, 1);
   ctx.font = font + 'px "DejaVu Sans", sans-serif';
-  const left = Math.ceil(ctx.measureText(rowLabel("K", c.n_kv_heads - 1)).width) + 16,
+  const stripLabel = (g) => t("tensor.window_row", { layers: g.layers.join(","), w: g.window });
+  const labels = [rowLabel("K", c.n_kv_heads - 1), ...slidingLayers(trace).map(stripLabel)];
+  const left = Math.ceil(Math.max(...labels.map((l) => ctx.measureText(l).width))) + 16,
     right = 16;
   const cell = Math.max(1, (w - left - right) / capacity);
   const rowH = font + 8,
     blockH = rowH * c.n_kv_heads;
   const top = font + 16;
   const sep = 14; // between the K and the V block
-  const axisY = top + 2 * blockH + sep + 14;
-  const h = axisY + 4 * (font + 4) + 8;
+  // Under V, one strip per sliding window: what those layers could drop.
+  const sliding = s.cache.mode === "none" ? [] : slidingLayers(trace);
+  const stripsY = top + 2 * blockH + sep + 14;
+  const axisY = stripsY + sliding.length * (rowH + 6);
+  const h = axisY + (4 + sliding.length) * (font + 4) + 8;
   sizeCanvas(canvas, w, h);
   canvas.style.width = "";
   ctx.fillStyle = cssVar("--bg");
@@ -278,6 +309,15 @@ function drawCacheTensor(canvas, trace, step) {
     ctx.strokeStyle = cssVar("--line");
     ctx.strokeRect(left + 0.5, y0 + 0.5, capacity * cell - 1, blockH - 1);
   });
+  const drops = sliding.map((g, i) =>
+    drawDropStrip(ctx, g, stripLabel(g), {
+      y: stripsY + i * (rowH + 6),
+      left,
+      cell,
+      rowH,
+      held,
+    }),
+  );
   // The positions axis: round ticks, the token at each.
   ctx.fillStyle = cssVar("--fg");
   ctx.strokeStyle = cssVar("--fg");
@@ -296,6 +336,14 @@ function drawCacheTensor(canvas, trace, step) {
   ctx.textAlign = "left";
   ctx.fillText(t("tensor.axis", { held, room: c.max_len }), 4, axisY + 2 * (font + 4) + 2);
   ctx.fillText(t("tensor.solid"), 4, axisY + 3 * (font + 4) + 2);
+  sliding.forEach((g, i) =>
+    ctx.fillText(
+      t("tensor.window", { layers: g.layers.join(", "), w: g.window, n: drops[i] }),
+      4,
+      axisY + (4 + i) * (font + 4) + 2,
+    ),
+  );
+  canvas.dataset.droppable = sliding.map((g, i) => g.window + ":" + drops[i]).join(" ");
   canvas.dataset.held = String(held);
   canvas.dataset.capacity = String(capacity);
   canvas.dataset.written = String(held - newFrom);

@@ -71,9 +71,24 @@ function indexTrace(doc) {
   return { doc, groupOf, snaps, layers, names };
 }
 
+// A layer's sliding window w (config.layer_window, written for models that
+// have one): its query at position p sees keys p - w < j <= p. 0: the layer
+// sees every earlier key (and every layer of a trace without the field).
+function layerWindow(trace, layer) {
+  const w = trace.doc.config.layer_window;
+  return w && w[layer] > 0 ? w[layer] : 0;
+}
+
+// Whether key position `key` is behind the window of a query at position
+// `query` on this layer: masked there, although it is not in the future.
+function outsideWindow(trace, layer, query, key) {
+  const w = layerWindow(trace, layer);
+  return w > 0 && key <= query - w;
+}
+
 // The snapshot of a name and layer in a step, or null. Masked scores that
 // the trace left out are made from the raw scores: null where the key's
-// position is after the query's.
+// position is after the query's, or behind the layer's sliding window.
 function snapshot(trace, step, name, layer) {
   const m = trace.snaps[step];
   const key = name + "|" + layer;
@@ -88,7 +103,11 @@ function snapshot(trace, step, name, layer) {
   for (let h = 0; h < H; h++)
     for (let t = 0; t < T; t++) {
       const query = s.rows.start + t;
-      for (let j = 0; j < M; j++) if (s.keys.start + j > query) data[(h * T + t) * M + j] = null;
+      for (let j = 0; j < M; j++) {
+        const key = s.keys.start + j;
+        if (key > query || outsideWindow(trace, layer, query, key))
+          data[(h * T + t) * M + j] = null;
+      }
     }
   const masked = { name, layer, shape: raw.shape, heads: raw.heads, data, derived: true };
   m.set(key, masked);
@@ -131,6 +150,27 @@ function queryToken(trace, step, t) {
 }
 
 // ---- the K/V cache ------------------------------------------------------------
+
+// The sliding layers grouped by window, [{window, layers: [...]}], in layer
+// order; [] for a trace whose layers all see every key.
+function slidingLayers(trace) {
+  const groups = new Map();
+  const windows = trace.doc.config.layer_window || [];
+  windows.forEach((w, layer) => {
+    if (!(w > 0)) return;
+    if (!groups.has(w)) groups.set(w, { window: w, layers: [] });
+    groups.get(w).layers.push(layer);
+  });
+  return [...groups.values()];
+}
+
+// After a step that holds `held` positions, the cached keys a layer with
+// window w never reads again: the newest query (position held - 1) sees only
+// positions held - w .. held - 1, and every later query sees less of the
+// past. Positions 0 .. droppable - 1 could be dropped.
+function droppableKeys(held, w) {
+  return w > 0 ? Math.max(0, held - w) : 0;
+}
 
 // What the cache holds after each step, beside what multi-head attention
 // (one K/V head per query head: n_rep times as many) would store, and what

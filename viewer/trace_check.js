@@ -60,6 +60,8 @@ const TRACE_CELL_BUDGET = 2 ** 27;
 
 const SNAPSHOT_NAMES = [
   "resid.in",
+  "attn.q_norm",
+  "attn.k_norm",
   "attn.q",
   "attn.k",
   "attn.v",
@@ -148,6 +150,15 @@ function checkTrace(doc) {
       fail(t("check.too_many", { key, v: c[key], limit: TRACE_MAX_HEADS_OR_LAYERS }));
   if (c.n_heads !== c.n_kv_heads * c.n_rep)
     fail(t("check.n_rep", { heads: c.n_heads, kv: c.n_kv_heads, rep: c.n_rep }));
+  // Optional (a model with sliding-window layers): per layer its window, 0
+  // for full attention. Traces without it have none.
+  if (c.layer_window !== undefined) {
+    list(c.layer_window, "config.layer_window").forEach((w, l) =>
+      index(w, "config.layer_window[" + l + "]"),
+    );
+    if (c.layer_window.length !== c.n_layers)
+      fail(t("check.layer_window", { n: c.layer_window.length, layers: c.n_layers }));
+  }
   if (!["float32", "float64"].includes(doc.dtype)) fail(t("check.dtype", { v: show(doc.dtype) }));
   string(doc.attention, "attention");
   list(doc.head_groups, "head_groups");
@@ -246,7 +257,7 @@ function checkTrace(doc) {
       list(snap.shape, at + ".shape").forEach((d, j) => index(d, at + ".shape[" + j + "]"));
       const n = snap.shape.reduce((a, b) => a * b, 1);
       if (snap.shape.length === 4) {
-        const limit = snap.name === "attn.k" || snap.name === "attn.v" ? c.n_kv_heads : c.n_heads;
+        const limit = /^attn\.(k|k_norm|v)$/.test(snap.name) ? c.n_kv_heads : c.n_heads;
         list(snap.heads || [], at + ".heads").forEach((h, j) =>
           index(h, at + ".heads[" + j + "]", limit),
         );

@@ -85,18 +85,22 @@ function niceTicks(lo, hi, count) {
 }
 
 // Paints mat into a new offscreen canvas, one pixel per cell. null cells
-// (masked) are grey, undefined cells (no data) the background.
+// (masked) are grey, undefined cells (no data) the background; cells for
+// which mat.outside(r, c) holds (keys behind a sliding window) are a grey of
+// their own, which drawMap also hatches.
 function heatImage(mat, scale, range) {
   const [lo, hi] = range;
   const img = new ImageData(Math.max(1, mat.cols), Math.max(1, mat.rows));
   const masked = hexRgb(cssVar("--masked") || "#bdbdbd");
+  const windowMasked = hexRgb(cssVar("--window-masked") || "#6e6e6e");
   const bg = hexRgb(cssVar("--bg") || "#ffffff");
   const inf = hexRgb("#000000");
   for (let r = 0; r < mat.rows; r++)
     for (let c = 0; c < mat.cols; c++) {
       const v = mat.at(r, c);
       let rgb;
-      if (v === null) rgb = masked;
+      if (mat.outside && mat.outside(r, c)) rgb = windowMasked;
+      else if (v === null) rgb = masked;
       else if (v === undefined) rgb = bg;
       else if (!Number.isFinite(v)) rgb = inf;
       else rgb = colorOf(scale, v, lo, hi);
@@ -190,6 +194,7 @@ function drawMap(canvas, mat, opts) {
   ctx.fillRect(0, 0, cssW, cssH);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(heatImage(mat, opts.scale, opts.range), left, top, w, h);
+  canvas.dataset.outside = String(hatchOutside(ctx, mat, left, top, w, h));
   ctx.fillStyle = cssVar("--fg");
   ctx.font = mono;
   const rowStep = labelStride(mat.rows, h / mat.rows, font);
@@ -246,6 +251,35 @@ function drawMap(canvas, mat, opts) {
   canvas.dataset.colLabels = horizontal ? "horizontal" : "upright";
   canvas.dataset.range = opts.range.join(",");
   return { left, top, width: w, height: h };
+}
+
+// Hatches the cells of mat (drawn at left, top, w x h) for which
+// mat.outside(r, c) holds, so that keys behind a sliding window differ from
+// the causal mask's grey by more than a shade. Returns how many there are.
+function hatchOutside(ctx, mat, left, top, w, h) {
+  if (!mat.outside) return 0;
+  const cw = w / mat.cols,
+    ch = h / mat.rows;
+  let n = 0;
+  ctx.save();
+  ctx.beginPath();
+  for (let r = 0; r < mat.rows; r++)
+    for (let c = 0; c < mat.cols; c++)
+      if (mat.outside(r, c)) {
+        n++;
+        ctx.rect(left + c * cw, top + r * ch, cw, ch);
+      }
+  ctx.clip();
+  ctx.strokeStyle = cssVar("--bg");
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  for (let d = -h; d < w; d += 8) {
+    ctx.moveTo(left + d, top + h);
+    ctx.lineTo(left + d + h, top);
+  }
+  ctx.stroke();
+  ctx.restore();
+  return n;
 }
 
 // A colour bar from lo to hi with numbered round ticks under it; `label`

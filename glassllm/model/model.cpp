@@ -506,6 +506,9 @@ Tensor attention_block(const GlassLM& model, std::size_t l, const Tensor& h,
     // head_dim, times a learned [hd] weight, before RoPE. Shapes unchanged.
     q = rms_norm(q, w.q_norm, cfg.norm_eps);
     k = rms_norm(k, w.k_norm, cfg.norm_eps);
+    // Recorded before RoPE turns them: each head's vector has RMS |weight|.
+    trace::snapshot("attn.q_norm", l, q);
+    trace::snapshot("attn.k_norm", l, k);
   }
   if (cfg.layer_rope(l)) {
     // Rotate by the absolute positions start .. start+T-1 (shapes unchanged),

@@ -1,6 +1,7 @@
 // trace_json.cpp: the JSON document a Tracer writes (format "glassllm-trace";
 // its schema is docs/trace.schema.json, docs/09-tracer.md explains it).
 // Everything here reads what tracer.cpp recorded; nothing is computed anew.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -74,16 +75,31 @@ json candidate_json(const Candidate& c, int digits) {
   return {{"id", c.id}, {"text", c.text}, {"prob", round_to(c.prob, digits)}};
 }
 
-// The model's sizes ({} before the first step).
+// The model's sizes ({} before the first step), and the family options that
+// change what a reader redoes or draws, written only when a model has them
+// (a Llama-style trace is unchanged): qk_norm; layer_window, per layer the
+// sliding window (0: full attention), which the masked scores depend on; and
+// layer_rope, per layer whether q and k are rotated.
 json config_json(const std::optional<Config>& config) {
   if (!config) return json::object();
   const Config& c = *config;
-  return {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},
-          {"n_layers", c.n_layers},     {"n_heads", c.n_heads},
-          {"n_kv_heads", c.n_kv_heads}, {"head_dim", c.head_dim()},
-          {"n_rep", c.n_rep()},         {"d_ff", c.d_ff},
-          {"max_len", c.max_len},       {"rope_theta", c.rope_theta},
-          {"norm_eps", c.norm_eps}};
+  json o = {{"vocab_size", c.vocab_size}, {"d_model", c.d_model},
+            {"n_layers", c.n_layers},     {"n_heads", c.n_heads},
+            {"n_kv_heads", c.n_kv_heads}, {"head_dim", c.head_dim()},
+            {"n_rep", c.n_rep()},         {"d_ff", c.d_ff},
+            {"max_len", c.max_len},       {"rope_theta", c.rope_theta},
+            {"norm_eps", c.norm_eps}};
+  if (c.qk_norm) o["qk_norm"] = true;
+  std::vector<std::size_t> windows;
+  std::vector<bool> rope;
+  for (std::size_t l = 0; l < c.n_layers; ++l) {
+    windows.push_back(c.layer_window(l));
+    rope.push_back(c.layer_rope(l));
+  }
+  if (std::any_of(windows.begin(), windows.end(), [](std::size_t w) { return w > 0; }))
+    o["layer_window"] = windows;
+  if (std::find(rope.begin(), rope.end(), false) != rope.end()) o["layer_rope"] = rope;
+  return o;
 }
 
 // K/V head i serves query heads i*G .. i*G + G-1.

@@ -270,7 +270,8 @@ Snapshot take(const Tracer::Impl& t, const char* name, std::size_t layer, const 
   }
   const Config& cfg = *t.config;
   const std::size_t heads = s.shape[1];
-  const bool kv = heads == cfg.n_kv_heads && (s.name == "attn.k" || s.name == "attn.v");
+  const bool kv = heads == cfg.n_kv_heads &&
+                  (s.name == "attn.k" || s.name == "attn.k_norm" || s.name == "attn.v");
   for (std::size_t h = 0; h < heads; ++h) {
     bool keep = t.options.heads.empty();
     for (std::size_t q : t.options.heads)

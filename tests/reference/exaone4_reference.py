@@ -18,6 +18,14 @@ pass in plain PyTorch float64 ops (no transformers), for tests/cli_real_models.s
   exaone4_reference.py logits DIR --tokens 1,2,3 --out FILE.npy
       The float64 logits [1, T, vocab] of the tokens at positions 0..T-1.
 
+  exaone4_reference.py greedy DIR --tokens 1,2,3 --steps N
+      Greedy decoding from the float64 logits: N times, the whole sequence
+      again and the argmax of its last position appended, stopping after
+      config.json's eos_token_id. Prints the new ids (1,2,3); on stderr, per
+      step, the gap between the two largest logits, relative to the largest
+      |logit| (a token compared across implementations must not be a near
+      tie).
+
 The forward follows transformers' modeling_exaone4.py: each layer does
   x = x + post_attention_layernorm(attention(x))
   x = x + post_feedforward_layernorm(mlp(x))
@@ -170,6 +178,24 @@ def logits(args):
     np.save(args.out, forward(cfg, load(args.dir), ids).numpy())
 
 
+def greedy(args):
+    cfg = json.load(open(os.path.join(args.dir, "config.json")))
+    W = load(args.dir)
+    eos = cfg.get("eos_token_id")
+    eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
+    ids, new = [int(t) for t in args.tokens.split(",")], []
+    for _ in range(args.steps):
+        last = forward(cfg, W, ids + new)[0, -1]
+        top2 = torch.topk(last, 2).values
+        new.append(int(last.argmax()))
+        print(f"step {len(new)}: id {new[-1]}, top-2 gap "
+              f"{float(top2[0] - top2[1]) / float(last.abs().max()):.2e} of max |logit|",
+              file=sys.stderr)
+        if new[-1] in eos:
+            break
+    print(",".join(str(i) for i in new))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -190,8 +216,12 @@ def main():
     g.add_argument("dir")
     g.add_argument("--tokens", required=True)
     g.add_argument("--out", required=True)
+    g = sub.add_parser("greedy")
+    g.add_argument("dir")
+    g.add_argument("--tokens", required=True)
+    g.add_argument("--steps", type=int, required=True)
     args = parser.parse_args()
-    make(args) if args.command == "make" else logits(args)
+    {"make": make, "logits": logits, "greedy": greedy}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -100,8 +100,10 @@ struct TraceOptions {
   std::size_t top_k = 5;  ///< next-token candidates per step
   bool grads = false;     ///< d log p(next) / d snapshot (forward must record the graph)
   bool graph = true;      ///< record each step's op graph
-  /// Record the vectors too: resid.in, attn.q, attn.k, attn.v and attn.out.
-  /// false keeps only the attention scores and weights (a smaller page).
+  /// Record the vectors too: resid.in, attn.q, attn.k, attn.v and attn.out
+  /// (and, with QK-norm, attn.q_norm and attn.k_norm: q and k after their
+  /// per-head RMSNorm, before RoPE). false keeps only the attention scores and weights (a
+  /// smaller page).
   bool vectors = true;
 };
 
