@@ -23,7 +23,14 @@
 #include "glassllm/fast/pool.h"
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__F16C__) && defined(__FMA__))
+// GCC 12 warns that its own AVX-512 intrinsics read an uninitialised value
+// once inlined into a fully unrolled loop (a known false positive of its
+// headers, as in vmath.h): silenced for those headers only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #endif
 
 namespace glassllm::fast {
@@ -215,39 +222,55 @@ inline float lanes_sum(Vec v) {
 // x whatever MR, so its bits do not depend on how many rows share the call.
 // W is asked for kPrefetchBytes ahead: a decode step reads each weight once,
 // and the hardware's prefetcher alone kept too few reads in flight.
-constexpr std::size_t kPrefetchBytes = 1024;
+constexpr std::size_t kPrefetchBytes = 2048;
 
 template <Half T, std::size_t MR>
 void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* y,
                   std::size_t ldy, const float (*tail_x)[L]) {
   Vec acc[MR][4];
+#pragma GCC unroll 8
   for (std::size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 4
     for (std::size_t a = 0; a < 4; ++a) acc[i][a] = vzero();
   const std::size_t whole = K / L * L;
   std::size_t k = 0;
   for (; k + 4 * L <= whole; k += 4 * L) {
     const char* ahead = reinterpret_cast<const char*>(w + k) + kPrefetchBytes;
+#pragma GCC unroll 4
     for (std::size_t line = 0; line < 4 * L * 2; line += 64)
       _mm_prefetch(ahead + line, _MM_HINT_T0);
     Vec wv[4];
+#pragma GCC unroll 4
     for (std::size_t a = 0; a < 4; ++a) wv[a] = load_w<T>(w + k + a * L);
+#pragma GCC unroll 8
     for (std::size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 4
       for (std::size_t a = 0; a < 4; ++a)
         acc[i][a] = fma(load_x(x + i * K + k + a * L), wv[a], acc[i][a]);
   }
-  std::size_t chunk = k / L;
-  for (; k < whole; k += L, ++chunk) {
-    const Vec wv = load_w<T>(w + k);
-    for (std::size_t i = 0; i < MR; ++i)
-      acc[i][chunk % 4] = fma(load_x(x + i * K + k), wv, acc[i][chunk % 4]);
+  // The last chunks: up to 3 whole ones, then the padded tail. k / L is a
+  // multiple of 4 here, so the next chunk goes to accumulator 0, the one
+  // after to 1: indices known when compiled, which keeps the accumulators in
+  // registers (an index computed at run time put them all in memory, and
+  // every fma waited for a store and a load).
+#pragma GCC unroll 4
+  for (std::size_t a = 0; a < 4; ++a) {
+    if (k < whole) {
+      const Vec wv = load_w<T>(w + k);
+#pragma GCC unroll 8
+      for (std::size_t i = 0; i < MR; ++i)
+        acc[i][a] = fma(load_x(x + i * K + k), wv, acc[i][a]);
+    } else if (k == whole && whole < K) {
+      alignas(64) std::uint16_t wt[L] = {};
+      std::copy(w + whole, w + K, wt);
+      const Vec wv = load_w<T>(wt);
+#pragma GCC unroll 8
+      for (std::size_t i = 0; i < MR; ++i)
+        acc[i][a] = fma(load_x(tail_x[i]), wv, acc[i][a]);
+    }
+    k += L;
   }
-  if (whole < K) {
-    alignas(64) std::uint16_t wt[L] = {};
-    std::copy(w + whole, w + K, wt);
-    const Vec wv = load_w<T>(wt);
-    for (std::size_t i = 0; i < MR; ++i)
-      acc[i][chunk % 4] = fma(load_x(tail_x[i]), wv, acc[i][chunk % 4]);
-  }
+#pragma GCC unroll 8
   for (std::size_t i = 0; i < MR; ++i)
     y[i * ldy] = lanes_sum(add(add(acc[i][0], acc[i][1]), add(acc[i][2], acc[i][3])));
 }
