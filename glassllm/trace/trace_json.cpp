@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "glassllm/fast/kernels.h"
 #include "glassllm/io/files.h"
 #include "glassllm/trace/tracer.h"
 #include "glassllm/trace/tracer_impl.h"
@@ -20,12 +20,11 @@ namespace {
 using json = nlohmann::ordered_json;  // keys in the order written: format, version, ...
 
 // v rounded to `digits` significant digits (0: exact for the dtype: 9 digits
-// give back every float32, 17 every float64). NaN and infinities stay.
+// give back every float32, 17 every float64), as "%.*g" prints it and strtod
+// reads it back; NaN and infinities stay. Computed without the text
+// (fast::round_to_digits): a trace rounds every value it records.
 double round_to(double v, int digits) {
-  if (!std::isfinite(v)) return v;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return std::strtod(buf, nullptr);
+  return fast::round_to_digits(v, digits);
 }
 
 // A tensor's values as one string: each rounded to `digits`, stored as a

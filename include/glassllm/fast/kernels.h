@@ -175,6 +175,19 @@ void linear16_portable(Half type, std::size_t M, std::size_t N, std::size_t K,
                        const float* x, const std::uint16_t* w, float* y);
 }  // namespace detail
 
+// ---- decimal rounding (decimal.cpp) ------------------------------------------------
+
+/// v rounded to `digits` significant decimal digits (1 <= digits <= 17) and
+/// read back as the nearest double: what printing it with "%.*g" and reading
+/// the text back with strtod gives, computed with a few double operations
+/// instead of text (printf rounds with multi-word arithmetic, which in
+/// WebAssembly runs in software; the tracer rounds every value it records).
+/// Equal to the text route except when v lies within about one unit of its
+/// last bit of a halfway point between two decimals, where it may land on
+/// the other neighbour. NaN, infinities and zeros are returned as they are;
+/// 17 digits or more return v (17 give back every double).
+double round_to_digits(double v, int digits);
+
 // ---- memory (allocation.cpp) -----------------------------------------------------
 
 /// Called by the engine for every new tensor's array (`bytes` at `data`, not
