@@ -11,6 +11,7 @@
 //   gradients(prompt, target) -> Promise of {loss, tokens: [{text, grad_norm}], ...}
 //   loadModel({config, tokenizer, weights}) -> Promise of the model's sizes
 //   ready: a Promise that settles once the engine and the page's model are loaded
+//   timings() -> {engine_ms, text_ms, parse_ms} of the last generate (viewer/bench.mjs)
 "use strict";
 
 // The largest model.safetensors a page runs: the page carries the model as
@@ -19,7 +20,7 @@
 // kPageModelLimit).
 const PAGE_MODEL_LIMIT = 16 * 1024 * 1024;
 
-const live = { module: null, ready: null, info: null, target: null };
+const live = { module: null, ready: null, info: null, target: null, warm: false, timings: null };
 
 function mib(bytes) {
   return (bytes / (1024 * 1024)).toFixed(1) + " MiB";
@@ -34,11 +35,17 @@ function bytesOfBase64(text) {
 
 // Calls one of web/engine.cpp's functions; each returns a string, or 0 and
 // leaves its message in glassllm_error().
+// live.timings: how long the last call took in the engine and in turning its
+// answer into a JavaScript string (generate adds the JSON parse).
 function callEngine(name, types, args) {
   const M = live.module;
+  const t0 = performance.now();
   const at = M.ccall(name, "number", types, args);
+  const t1 = performance.now();
   if (!at) throw new Error(M.UTF8ToString(M._glassllm_error()));
-  return M.UTF8ToString(at);
+  const text = M.UTF8ToString(at);
+  live.timings = { engine_ms: t1 - t0, text_ms: performance.now() - t1 };
+  return text;
 }
 
 async function startEngine() {
@@ -67,7 +74,35 @@ async function loadModel(files) {
   } finally {
     M._free(at);
   }
+  warmUp();
   return live.info;
+}
+
+// The browser compiles WebAssembly in two tiers: each function first with a
+// quick baseline compiler, then, in the background, with the optimising one
+// once it has run hot; a call that is already running keeps the code it
+// started with. So the page's first generation would run all of its steps
+// in baseline code, several times slower than the same generation later
+// (docs/10-gqa-without-copies.md has the figures). One short traced
+// generation once the first model is loaded marks the engine's hot code for
+// the optimising compiler, which then works while the student types a
+// prompt. Its trace is thrown away; a model that cannot take this prompt
+// only loses the head start.
+const WARM_UP_PROMPT = "C abcd=",
+  WARM_UP_STEPS = 4;
+function warmUp() {
+  if (live.warm) return;
+  live.warm = true;
+  try {
+    live.module.ccall(
+      "glassllm_trace",
+      "number",
+      ["string", "number", "number", "number"],
+      [WARM_UP_PROMPT, WARM_UP_STEPS, 0, 0],
+    );
+  } catch (e) {
+    // nothing to report: the page works as before, only its first run is slower
+  }
 }
 
 async function modelReady() {
@@ -84,7 +119,10 @@ async function generateTrace(prompt, steps = 16, temperature = 0, seed = 0) {
     ["string", "number", "number", "number"],
     [String(prompt), Number(steps), Number(temperature), Number(seed)],
   );
-  return JSON.parse(text);
+  const t0 = performance.now();
+  const doc = JSON.parse(text);
+  live.timings.parse_ms = performance.now() - t0;
+  return doc;
 }
 
 async function targetGradients(prompt, target) {
@@ -272,6 +310,7 @@ function setupLive() {
         throw e;
       }),
     startMs: null,
+    timings: () => live.timings,
   };
 }
 
