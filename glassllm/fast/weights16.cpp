@@ -220,11 +220,25 @@ inline float lanes_sum(Vec v) {
 // whatever MR), the last partial chunk padded with zeros; then
 // (acc0 + acc1) + (acc2 + acc3), and its lanes. The same steps for a row of
 // x whatever MR, so its bits do not depend on how many rows share the call.
-// W is asked for kPrefetchBytes ahead: a decode step reads each weight once,
-// and the hardware's prefetcher alone kept too few reads in flight.
-constexpr std::size_t kPrefetchBytes = 2048;
+// W is asked for ahead of the loads: a decode step reads each weight once,
+// and the hardware's prefetcher alone kept too few reads in flight. When W
+// passes only once (one row of x, or kMaxRows: a decode step), it is asked for
+// further ahead and as non-temporal (prefetchnta), which keeps the lines
+// out of the outer caches that they would only pass through: that read W
+// closer to a plain read's speed (docs/14-real-models.md, "16-bit
+// weights"). With more rows of x, a block of W is read again for each
+// group of rows and has to stay in the cache.
+constexpr std::size_t kPrefetchBytes = 2048, kReadOncePrefetchBytes = 8192;
 
-template <Half T, std::size_t MR>
+template <bool ReadOnce>
+inline void prefetch_w(const char* p) {
+  if constexpr (ReadOnce)
+    _mm_prefetch(p + kReadOncePrefetchBytes, _MM_HINT_NTA);
+  else
+    _mm_prefetch(p + kPrefetchBytes, _MM_HINT_T0);
+}
+
+template <Half T, std::size_t MR, bool ReadOnce>
 void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* y,
                   std::size_t ldy, const float (*tail_x)[L]) {
   Vec acc[MR][4];
@@ -235,10 +249,10 @@ void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* 
   const std::size_t whole = K / L * L;
   std::size_t k = 0;
   for (; k + 4 * L <= whole; k += 4 * L) {
-    const char* ahead = reinterpret_cast<const char*>(w + k) + kPrefetchBytes;
+    const char* here = reinterpret_cast<const char*>(w + k);
 #pragma GCC unroll 4
     for (std::size_t line = 0; line < 4 * L * 2; line += 64)
-      _mm_prefetch(ahead + line, _MM_HINT_T0);
+      prefetch_w<ReadOnce>(here + line);
     Vec wv[4];
 #pragma GCC unroll 4
     for (std::size_t a = 0; a < 4; ++a) wv[a] = load_w<T>(w + k + a * L);
@@ -278,7 +292,7 @@ void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* 
 // Rows [m, m + MR) of x against W's rows [n_first, n_last), one after the
 // other (a block of W small enough to stay in the cache while every group
 // of rows of x passes over it).
-template <Half T, std::size_t MR>
+template <Half T, std::size_t MR, bool ReadOnce>
 void row_group(std::size_t m, std::size_t n_first, std::size_t n_last, std::size_t K,
                const float* x, const std::uint16_t* w, float* y, std::size_t ldy) {
   alignas(64) float tail[MR][L] = {};  // x's last K % L values, padded with zeros
@@ -286,7 +300,7 @@ void row_group(std::size_t m, std::size_t n_first, std::size_t n_last, std::size
   for (std::size_t i = 0; i < MR; ++i)
     std::copy(x + (m + i) * K + whole, x + (m + i + 1) * K, tail[i]);
   for (std::size_t n = n_first; n < n_last; ++n)
-    rows_against<T, MR>(K, x + m * K, w + n * K, y + m * ldy + n, ldy, tail);
+    rows_against<T, MR, ReadOnce>(K, x + m * K, w + n * K, y + m * ldy + n, ldy, tail);
 }
 
 // Every row of x against W's rows [n_first, n_last), kMaxRows rows of x at a
@@ -296,10 +310,13 @@ constexpr std::size_t kMaxRows = L == 16 ? 4 : 2;
 template <Half T>
 void simd_block(std::size_t n_first, std::size_t n_last, std::size_t M, std::size_t K,
                 const float* x, const std::uint16_t* w, float* y, std::size_t ldy) {
+  if (M == 1) return row_group<T, 1, true>(0, n_first, n_last, K, x, w, y, ldy);
+  if (M == kMaxRows)
+    return row_group<T, kMaxRows, true>(0, n_first, n_last, K, x, w, y, ldy);
   std::size_t m = 0;
   for (; m + kMaxRows <= M; m += kMaxRows)
-    row_group<T, kMaxRows>(m, n_first, n_last, K, x, w, y, ldy);
-  for (; m < M; ++m) row_group<T, 1>(m, n_first, n_last, K, x, w, y, ldy);
+    row_group<T, kMaxRows, false>(m, n_first, n_last, K, x, w, y, ldy);
+  for (; m < M; ++m) row_group<T, 1, false>(m, n_first, n_last, K, x, w, y, ldy);
 }
 
 #endif
