@@ -68,6 +68,8 @@ struct DecodeFigures {
   int threads = 1;
   double bf16_tokens_per_s = 0;  // the projections and lm_head kept in bfloat16
   std::size_t bf16_weight_bytes_per_token = 0;
+  double bf16_over_float32 =
+      0;  // median over runs of each run's ratio, tokens alternated
 };
 
 /// Decoding one token at a time at SmolLM2-135M's shape (random float32
