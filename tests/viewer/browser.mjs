@@ -50,6 +50,24 @@ export async function launch() {
   return { context, close };
 }
 
+// Opens `url` in a new page of `context` and waits until the inspector has
+// drawn it (body[data-ready="1"]; with fonts, its fonts loaded too).
+// page.errors collects every uncaught error of the page's scripts, which
+// the tests expect to stay empty. viewport: {width, height}; beforeGoto:
+// called with the page before it loads (listeners, init scripts).
+export async function openPage(context, url, { viewport, fonts = false, beforeGoto } = {}) {
+  const page = await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  if (beforeGoto) await beforeGoto(page);
+  await page.goto(url);
+  await page.waitForSelector(
+    fonts ? 'body[data-ready="1"][data-fonts="1"]' : 'body[data-ready="1"]',
+  );
+  return page;
+}
+
 // The glassllm binary: $GLASSLLM_BIN (set by CTest), else build/glassllm.
 export const bin = process.env.GLASSLLM_BIN || path.join(root, "build/glassllm");
 

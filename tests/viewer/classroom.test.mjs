@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace, openPage } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-classroom-"));
@@ -69,15 +69,11 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function open(name, hash, width, height) {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(fileUrl(at(name + ".html")) + hash);
-  await page.waitForSelector('body[data-ready="1"][data-fonts="1"]');
-  return page;
+function open(name, hash, width, height) {
+  return openPage(browser.context, fileUrl(at(name + ".html")) + hash, {
+    viewport: { width, height },
+    fonts: true,
+  });
 }
 
 // What a class sees: the selected tab, whether anything scrolls (the page,

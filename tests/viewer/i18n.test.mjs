@@ -15,7 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import vm from "node:vm";
-import { launch, glassllm, fileUrl, root, readTrace } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace, openPage } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const hasEngine = process.env.GLASSLLM_HAS_ENGINE !== "0";
@@ -132,17 +132,15 @@ after(async () => {
 });
 
 async function open(hash, width = 1024, height = 768, languages = null) {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height });
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  if (languages)
-    await page.addInitScript((langs) => {
-      Object.defineProperty(navigator, "languages", { get: () => langs });
-      Object.defineProperty(navigator, "language", { get: () => langs[0] });
-    }, languages);
-  await page.goto(fileUrl(at("a.html")) + hash);
-  await page.waitForSelector('body[data-ready="1"]');
+  const page = await openPage(browser.context, fileUrl(at("a.html")) + hash, {
+    viewport: { width, height },
+    beforeGoto: (page) =>
+      languages &&
+      page.addInitScript((langs) => {
+        Object.defineProperty(navigator, "languages", { get: () => langs });
+        Object.defineProperty(navigator, "language", { get: () => langs[0] });
+      }, languages),
+  });
   if (hasEngine)
     await page.evaluate(() => window.glassllm && window.glassllm.ready.catch(() => {}));
   return page;

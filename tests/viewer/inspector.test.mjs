@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root, readTrace, fourDigits } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, readTrace, fourDigits, openPage } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-viewer-"));
@@ -56,14 +56,10 @@ after(async () => {
 
 // Opens a page; returns it with the list of every request it made.
 async function open(name) {
-  const page = await browser.context.newPage();
   const requests = [];
-  page.on("request", (r) => requests.push(r.url()));
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(fileUrl(at(name + ".html")));
-  await page.waitForSelector('body[data-ready="1"]');
+  const page = await openPage(browser.context, fileUrl(at(name + ".html")), {
+    beforeGoto: (page) => page.on("request", (r) => requests.push(r.url())),
+  });
   return { page, requests };
 }
 

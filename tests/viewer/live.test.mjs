@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, readTrace } from "./browser.mjs";
+import { launch, glassllm, fileUrl, readTrace, openPage } from "./browser.mjs";
 
 const skip =
   process.env.GLASSLLM_HAS_ENGINE === "0" &&
@@ -42,11 +42,7 @@ after(async () => {
 });
 
 async function openLive(name = "live.html") {
-  const page = await browser.context.newPage();
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  await page.goto(fileUrl(at(name)));
-  await page.waitForSelector('body[data-ready="1"]');
+  const page = await openPage(browser.context, fileUrl(at(name)));
   await page.evaluate(() => window.glassllm.ready);
   return page;
 }

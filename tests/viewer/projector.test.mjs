@@ -19,6 +19,7 @@ import {
   root,
   readTrace,
   fourDigits,
+  openPage,
 } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
@@ -61,15 +62,10 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function open(name, width = 1600, height = 1000) {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width, height });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.errors = errors;
-  await page.goto(fileUrl(at(name + ".html")));
-  await page.waitForSelector('body[data-ready="1"]');
-  return page;
+function open(name, width = 1600, height = 1000) {
+  return openPage(browser.context, fileUrl(at(name + ".html")), {
+    viewport: { width, height },
+  });
 }
 
 async function setFile(page, selector, file) {

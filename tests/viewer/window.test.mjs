@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { launch, glassllm, fileUrl, root } from "./browser.mjs";
+import { launch, glassllm, fileUrl, root, openPage } from "./browser.mjs";
 
 const artifacts = process.env.GLASSLLM_ARTIFACTS || path.join(root, "build/viewer-artifacts");
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "glassllm-window-"));
@@ -42,14 +42,10 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function open(fragment) {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1024, height: 768 });
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  await page.goto(fileUrl(path.join(work, "h.html")) + "#" + fragment);
-  await page.waitForSelector('body[data-ready="1"]');
-  return page;
+function open(fragment) {
+  return openPage(browser.context, fileUrl(path.join(work, "h.html")) + "#" + fragment, {
+    viewport: { width: 1024, height: 768 },
+  });
 }
 
 // Counts, over the cells of a map canvas, the pixels of each colour named:
