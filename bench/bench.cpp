@@ -5,7 +5,9 @@
 // and the GFLOP/s of the model's matrix products through matmul and linear, each next
 // to a plain loop of raw GEMMs on the same shapes (the ceiling the op could
 // reach) and their ratio, then the built-in GEMM against the backend on the
-// same shapes, one thread each. Every figure is a median of repeated runs: the
+// same shapes, one thread each, beside the default (the faster of the two
+// for each kind of product, as measured once and cached: gemm_choice.cpp).
+// Every figure is a median of repeated runs: the
 // machine is shared and noisy. Then the model itself (default config):
 // prefill, decode through both kinds of cache, and one training step with its
 // effective GFLOP/s beside the GEMM ceiling measured in the same run; and the
@@ -24,6 +26,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,7 @@
 #include "glassllm/engine/ops.h"
 #include "glassllm/fast/blas.h"
 #include "glassllm/fast/blas_internal.h"
+#include "glassllm/fast/gemm_choice.h"
 #include "glassllm/io/tokenizer.h"
 #include "glassllm/model/model.h"
 #include "glassllm/trace/tracer.h"
@@ -152,23 +156,26 @@ void matmul_cases(std::vector<Row>& rows, DType dt, int runs) {
 
 // ---- the built-in GEMM against the backend ---------------------------------------
 
-// The bench's GEMM shapes on one thread, through the configured backend and
-// through builtin_gemm (gemm_builtin.cpp), alternating run by run so that
-// both see the same machine load. In a builtin build both columns are the
-// built-in code (the backend's column adds only the few-rows dispatch).
+// The bench's GEMM shapes on one thread, through gemm() three ways: forced
+// onto the configured backend, forced onto the built-in GEMM
+// (gemm_choice::force), and as chosen for their kind (the default),
+// alternating run by run so that all three see the same machine load. In a
+// builtin build all three are the built-in code.
 template <class T>
 void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
+  using gemm_choice::Path;
   const char* d = sizeof(T) == 4 ? "f32" : "f64";
   struct Shape {
     const char* key;
     const char* label;
     std::size_t batch, M, N, K;
-    bool trans_b;
+    bool trans_a, trans_b;
   };
   const Shape shapes[] = {
-      {"16x4x128x32", "64 x (128,32)@(32,128)", 64, 128, 128, 32, false},
-      {"2048x128x384_nt", "(2048,128)@(384,128)^T", 1, 2048, 384, 128, true},
-      {"2048x128x384_nn", "(2048,128)@(128,384)", 1, 2048, 384, 128, false}};
+      {"16x4x128x32", "64 x (128,32)@(32,128)", 64, 128, 128, 32, false, false},
+      {"2048x128x384_nt", "(2048,128)@(384,128)^T", 1, 2048, 384, 128, false, true},
+      {"2048x128x384_nn", "(2048,128)@(128,384)", 1, 2048, 384, 128, false, false},
+      {"384x128x2048_tn", "(2048,384)^T@(2048,128)", 1, 384, 128, 2048, true, false}};
   const int previous = blas_info().threads;
   set_blas_threads(1);
   for (const Shape& sh : shapes) {
@@ -178,31 +185,27 @@ void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* pc = c.mutable_data<T>();
-    const std::size_t ldb = sh.trans_b ? sh.K : sh.N;
-    auto run = [&](bool builtin) {
-      for (std::size_t i = 0; i < sh.batch; ++i) {
-        const T* A = pa + i * sh.M * sh.K;
-        const T* B = pb + i * sh.K * sh.N;
-        T* C = pc + i * sh.M * sh.N;
-        if (builtin)
-          builtin_gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb,
-                          T(0), C, sh.N, 1);
-        else
-          gemm<T>(false, sh.trans_b, sh.M, sh.N, sh.K, T(1), A, sh.K, B, ldb, T(0), C,
-                  sh.N);
-      }
+    const std::size_t lda = sh.trans_a ? sh.M : sh.K, ldb = sh.trans_b ? sh.K : sh.N;
+    auto run = [&](std::optional<Path> path) {
+      gemm_choice::force(path);
+      for (std::size_t i = 0; i < sh.batch; ++i)
+        gemm<T>(sh.trans_a, sh.trans_b, sh.M, sh.N, sh.K, T(1), pa + i * sh.M * sh.K, lda,
+                pb + i * sh.K * sh.N, ldb, T(0), pc + i * sh.M * sh.N, sh.N);
+      gemm_choice::force(std::nullopt);
     };
-    run(false);  // warm caches and the backend's buffers
-    run(true);
-    std::vector<double> t_backend, t_builtin;
-    for (int r = 0; r < runs; ++r) {
-      t_backend.push_back(median_seconds([&] { run(false); }, 1));
-      t_builtin.push_back(median_seconds([&] { run(true); }, 1));
-    }
+    const std::optional<Path> ways[3] = {Path::library, Path::builtin, std::nullopt};
+    for (const std::optional<Path>& way : ways) run(way);  // warm caches and buffers
+    std::vector<double> t[3];
+    for (int r = 0; r < runs; ++r)
+      for (int w = 0; w < 3; ++w)
+        t[w].push_back(median_seconds([&] { run(ways[w]); }, 1));
     const double flops = 2.0 * sh.batch * sh.M * sh.N * sh.K;
+    const Path used = gemm_choice::path<T>(sh.trans_a, sh.trans_b);
     rows.push_back({std::string(sh.key) + "_" + d, sh.label,
                     sizeof(T) == 4 ? "float32" : "float64",
-                    flops / median(t_backend) / 1e9, flops / median(t_builtin) / 1e9});
+                    gemm_choice::kind_name(gemm_choice::kind_of(sh.trans_a, sh.trans_b)),
+                    gemm_choice::path_name(used), flops / median(t[0]) / 1e9,
+                    flops / median(t[1]) / 1e9, flops / median(t[2]) / 1e9});
   }
   set_blas_threads(previous);
 }
@@ -310,6 +313,9 @@ Figures measure(const BenchArgs& args) {
   for (const std::string& g : kGroups)
     if (args.only.empty() || has(args.only, g.c_str())) f.groups.push_back(g);
   auto wanted = [&](const char* group) { return has(f.groups, group); };
+  // The GEMM choice first (measured or read from its cache), so that the
+  // backend's description includes it.
+  f.choice = gemm_choice::current();
   f.info = blas_info();
 
   // (b) per-op overhead: add on a decode-sized tensor, [1, 4, 1, 32].

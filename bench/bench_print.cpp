@@ -1,5 +1,7 @@
 // bench_print.cpp: the tables and the JSON object of `glassllm bench`,
 // printed from the figures bench.cpp measured.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -27,6 +29,33 @@ void print_contention_json(const Figures& f, nlohmann::json& j) {
   j["decode_contended_quiet_tokens_per_s_float32"] = c.decode_quiet_tokens_per_s;
   j["decode_contended_over_quiet_float32"] =
       c.decode_tokens_per_s / c.decode_quiet_tokens_per_s;
+}
+
+// Which GEMM each kind of product runs, and the built-in GEMM against the
+// backend with the default (the chosen one) beside them; the worst default
+// over the faster of the two says whether the choice ever cost more than 5 %.
+void print_choice_json(const Figures& f, nlohmann::json& j) {
+  const char* dtypes[2] = {"float32", "float64"};
+  for (std::size_t d = 0; d < 2; ++d)
+    for (std::size_t k = 0; k < gemm_choice::kKinds; ++k) {
+      std::string kind = gemm_choice::kind_name(gemm_choice::Kind(k));
+      for (char& ch : kind) ch = char(std::tolower(ch));
+      j["gemm_choice_" + kind + "_" + dtypes[d]] =
+          gemm_choice::path_name(f.choice.kinds[d][k].path);
+    }
+  j["gemm_choice_measure_ms"] = f.choice.measure_ms;  // 0: read from the cache
+  double worst = 0;
+  for (const BackendRow& r : f.backend_rows) {
+    const std::string key = "builtin_vs_backend_" + r.key;
+    j[key + "_backend_gflops"] = r.backend_gflops;
+    j[key + "_builtin_gflops"] = r.builtin_gflops;
+    j[key + "_ratio"] = r.builtin_gflops / r.backend_gflops;
+    j[key + "_default_gflops"] = r.default_gflops;
+    j[key + "_default_over_best"] = r.default_over_best();
+    j[key + "_used"] = r.used;
+    worst = std::max(worst, r.default_over_best());
+  }
+  if (!f.backend_rows.empty()) j["gemm_default_worst_over_best"] = worst;
 }
 
 void print_attention_json(const AttentionFigures& att, nlohmann::json& j) {
@@ -69,6 +98,7 @@ void print_json(const Figures& f) {
   j["blas_core"] = f.info.core;
   j["blas_config"] = f.info.config;
   j["blas_threads"] = f.info.threads;  // the default, used for the model figures
+  j["gemm_choice"] = f.info.gemm;
   j["allocator"] = allocator_name();
   if (has(f.groups, "ops")) {
     j["add_1x4x1x32_no_grad_us"] = f.add_no_grad_us;
@@ -79,11 +109,7 @@ void print_json(const Figures& f) {
     j[r.key + "_gemm_gflops"] = r.gemm_gflops;
     j[r.key + "_ratio"] = r.op_gflops / r.gemm_gflops;
   }
-  for (const BackendRow& r : f.backend_rows) {
-    j["builtin_vs_backend_" + r.key + "_backend_gflops"] = r.backend_gflops;
-    j["builtin_vs_backend_" + r.key + "_builtin_gflops"] = r.builtin_gflops;
-    j["builtin_vs_backend_" + r.key + "_ratio"] = r.builtin_gflops / r.backend_gflops;
-  }
+  print_choice_json(f, j);
   for (const ModelFigures& m : f.models) {
     const std::string d = "_" + m.dtype;
     j["prefill_ms" + d] = m.prefill_ms;
@@ -121,6 +147,9 @@ void print_ops(const Figures& f) {
   std::printf("BLAS core     %s\n", f.info.core.c_str());
   std::printf("BLAS config   %s\n", f.info.config.c_str());
   std::printf("BLAS threads  %d (default)\n", f.info.threads);
+  std::printf("GEMM choice   %s\n", f.info.gemm.c_str());
+  if (f.choice.measure_ms > 0)
+    std::printf("              measured in %.0f ms\n", f.choice.measure_ms);
   std::printf("Allocator     %s\n\n", allocator_name().c_str());
 
   if (has(f.groups, "ops")) {
@@ -142,14 +171,22 @@ void print_ops(const Figures& f) {
       "the ceiling for the op, which also allocates its output.\n\n");
 
   std::printf(
-      "The built-in GEMM against the %s backend, one thread, GFLOP/s, median of %d\n",
+      "The built-in GEMM against the %s backend, and the default (the path chosen\n"
+      "for the product's kind), one thread, GFLOP/s, median of %d\n",
       f.info.backend.c_str(), f.gemm_runs);
-  std::printf("  %-38s %-8s %8s %8s %8s\n", "case", "dtype", f.info.backend.c_str(),
-              "builtin", "ratio");
-  for (const BackendRow& r : f.backend_rows)
-    std::printf("  %-38s %-8s %8.1f %8.1f %8.2f\n", r.label.c_str(), r.dtype.c_str(),
-                r.backend_gflops, r.builtin_gflops, r.builtin_gflops / r.backend_gflops);
-  std::printf("\n");
+  std::printf("  %-26s %-8s %-4s %8s %8s %6s %8s %-8s %8s\n", "case", "dtype", "kind",
+              f.info.backend.c_str(), "builtin", "ratio", "default", "used", "def/best");
+  double worst = 0;
+  for (const BackendRow& r : f.backend_rows) {
+    std::printf("  %-26s %-8s %-4s %8.1f %8.1f %6.2f %8.1f %-8s %8.3f\n", r.label.c_str(),
+                r.dtype.c_str(), r.kind.c_str(), r.backend_gflops, r.builtin_gflops,
+                r.builtin_gflops / r.backend_gflops, r.default_gflops, r.used.c_str(),
+                r.default_over_best());
+    worst = std::max(worst, r.default_over_best());
+  }
+  std::printf(
+      "\n'def/best' is the default's time over the faster path's: worst %.3f.\n\n",
+      worst);
 }
 
 // The model at the default config, float32 beside float64.

@@ -3,12 +3,14 @@
 // (bench_print.cpp).
 #pragma once
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "bench/bench.h"
 #include "glassllm/fast/blas.h"
+#include "glassllm/fast/gemm_choice.h"
 
 namespace glassllm::cli {
 
@@ -18,9 +20,15 @@ struct Row {
   double op_gflops, gemm_gflops;
 };
 
+// One shape through gemm() on the backend, on the built-in GEMM, and on the
+// path chosen for its kind (`used`), GFLOP/s.
 struct BackendRow {
-  std::string key, label, dtype;
-  double backend_gflops, builtin_gflops;
+  std::string key, label, dtype, kind, used;
+  double backend_gflops, builtin_gflops, default_gflops;
+  // The default's time over the faster of the two: 1 when the choice is right.
+  double default_over_best() const {
+    return std::max(backend_gflops, builtin_gflops) / default_gflops;
+  }
 };
 
 struct ModelFigures {
@@ -42,6 +50,7 @@ struct ModelFigures {
 struct Figures {
   std::vector<std::string> groups;  // those measured
   BlasInfo info;
+  gemm_choice::Choice choice;  // which GEMM each kind of product runs
   int overhead_runs = 201, overhead_inner = 1000, gemm_runs = 31;
   double add_no_grad_us = 0, add_tape_us = 0;
   std::vector<Row> rows;

@@ -20,10 +20,12 @@ target_link_libraries(glassllm_tests PRIVATE glassllm doctest::doctest
 # per batch (docs/bench-notes.md, "The build").
 target_precompile_headers(glassllm_tests PRIVATE <doctest/doctest.h>
   <nlohmann/json.hpp> <glassllm/glassllm.h>)
-# Hand-made input files (tests/data/, e.g. the checkpoint corpus).
+# Hand-made input files (tests/data/, e.g. the checkpoint corpus), and the
+# cache folder the tests use instead of the user's (tests/test_gemm_choice.cpp).
 target_compile_definitions(glassllm_tests PRIVATE
   GLASSLLM_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
-  GLASSLLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  GLASSLLM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+  GLASSLLM_TEST_CACHE="${PROJECT_BINARY_DIR}/test-cache")
 if(GLASSLLM_BLAS_BACKEND STREQUAL "builtin")
   # The CBLAS functions the builtin backend provides (backends/cblas_shim.cpp).
   target_sources(glassllm_tests PRIVATE tests/builtin/test_cblas_shim.cpp)

@@ -8,8 +8,9 @@
 //   system    backends/system.cpp    the BLAS CMake's FindBLAS found, via CBLAS
 //   builtin   backends/builtin.cpp   gemm_builtin.cpp, no library at all
 //
-// blas_info() says which one runs. docs/bench-notes.md has the measurements
-// behind the constants below.
+// or, for the kinds of product where it measured faster than the library,
+// to the built-in GEMM (gemm_choice.cpp). blas_info() says which one runs.
+// docs/bench-notes.md has the measurements behind the constants below.
 #include "glassllm/fast/blas.h"
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "glassllm/fast/blas_backend.h"
 #include "glassllm/fast/blas_internal.h"
 #include "glassllm/fast/few_rows.h"
+#include "glassllm/fast/gemm_choice.h"
 #include "glassllm/fast/pool.h"
 
 namespace glassllm {
@@ -108,10 +110,23 @@ std::size_t k_tasks(std::size_t M, std::size_t N, std::size_t K) {
   return std::max<std::size_t>(1, std::min({by_work, by_length, kMaxTasks}));
 }
 
+// One task's product on the calling thread, by the path chosen for its kind
+// (gemm_choice.h): the backend, or the built-in GEMM on this one thread.
 template <class T>
-void split_gemm_over_k(std::size_t tasks, bool trans_a, bool trans_b, std::size_t M,
-                       std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
-                       const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
+void compute(gemm_choice::Path path, bool trans_a, bool trans_b, std::size_t M,
+             std::size_t N, std::size_t K, T alpha, const T* A, std::size_t lda,
+             const T* B, std::size_t ldb, T beta, T* C, std::size_t ldc) {
+  if (path == gemm_choice::Path::builtin)
+    builtin_gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 1);
+  else
+    backend::gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+void split_gemm_over_k(gemm_choice::Path path, std::size_t tasks, bool trans_a,
+                       bool trans_b, std::size_t M, std::size_t N, std::size_t K, T alpha,
+                       const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
+                       T* C, std::size_t ldc) {
   const std::size_t block = block_length(K, tasks);
   tasks = (K + block - 1) / block;
   // [tasks - 1, M, N], left uninitialised: every element is written first
@@ -122,10 +137,10 @@ void split_gemm_over_k(std::size_t tasks, bool trans_a, bool trans_b, std::size_
     const T* a = A + (trans_a ? first * lda : first);
     const T* b = B + (trans_b ? first : first * ldb);
     if (t == 0)
-      backend::gemm<T>(trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, beta, C, ldc);
+      compute<T>(path, trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, beta, C, ldc);
     else
-      backend::gemm<T>(trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, T(0),
-                       partial.get() + (t - 1) * M * N, N);
+      compute<T>(path, trans_a, trans_b, M, N, size, alpha, a, lda, b, ldb, T(0),
+                 partial.get() + (t - 1) * M * N, N);
   });
   pool::parallel_ranges(M, pool::grain(N), [&](std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i)
@@ -136,29 +151,31 @@ void split_gemm_over_k(std::size_t tasks, bool trans_a, bool trans_b, std::size_
   });
 }
 
-// backend::gemm, split into tasks over C's rows or columns, or over K.
+// The backend's or the built-in GEMM, as chosen for this kind of product,
+// split into tasks over C's rows or columns, or over K.
 template <class T>
 void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
                 T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
                 T* C, std::size_t ldc) {
+  const gemm_choice::Path path = gemm_choice::path<T>(trans_a, trans_b);
   if (std::size_t over_k = k_tasks(M, N, K); over_k > 1)
-    return split_gemm_over_k<T>(over_k, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb,
-                                beta, C, ldc);
+    return split_gemm_over_k<T>(path, over_k, trans_a, trans_b, M, N, K, alpha, A, lda, B,
+                                ldb, beta, C, ldc);
   std::size_t tasks = gemm_tasks(M, N, K);
   if (tasks == 1)
-    return backend::gemm<T>(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                            ldc);
+    return compute<T>(path, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                      ldc);
   const bool by_rows = M >= N;
   const std::size_t length = by_rows ? M : N, block = block_length(length, tasks);
   pool::parallel_for((length + block - 1) / block, [&](std::size_t t) {
     std::size_t first = t * block, size = std::min(block, length - first);
     if (by_rows)  // rows first.. of op(A) and C; A stored [K, M] when trans_a
-      backend::gemm<T>(trans_a, trans_b, size, N, K, alpha,
-                       A + (trans_a ? first : first * lda), lda, B, ldb, beta,
-                       C + first * ldc, ldc);
+      compute<T>(path, trans_a, trans_b, size, N, K, alpha,
+                 A + (trans_a ? first : first * lda), lda, B, ldb, beta, C + first * ldc,
+                 ldc);
     else  // columns first.. of op(B) and C; B stored [N, K] when trans_b
-      backend::gemm<T>(trans_a, trans_b, M, size, K, alpha, A, lda,
-                       B + (trans_b ? first * ldb : first), ldb, beta, C + first, ldc);
+      compute<T>(path, trans_a, trans_b, M, size, K, alpha, A, lda,
+                 B + (trans_b ? first * ldb : first), ldb, beta, C + first, ldc);
   });
 }
 
@@ -219,6 +236,7 @@ void split_gemv(bool trans_b, std::size_t N, std::size_t K, T alpha, const T* x,
 BlasInfo blas_info() {
   BlasInfo info = backend::info();
   if (!backend::threads_itself()) info.threads = pool::threads();
+  info.gemm = gemm_choice::describe_current();
   return info;
 }
 
@@ -266,6 +284,10 @@ void gemm_batch(std::size_t count, bool trans_a, bool trans_b, std::size_t M,
     gemm<T>(trans_a, trans_b, M, N, K, alpha, A + a_offsets[i], lda, B + b_offsets[i],
             ldb, beta, C + i * c_stride, ldc);
   };
+  // Products that reach split_gemm: make the choice here, before the tasks,
+  // so that its first measurement does not run beside them.
+  if (count > 0 && N > 0 && K > 0 && (trans_a || M > 8) && M > 1)
+    gemm_choice::path<T>(trans_a, trans_b);
   if (tasks >= 2 && gemm_tasks(M, N, K) < kMaxTasks && !backend::threads_itself())
     pool::parallel_for(tasks, [&](std::size_t t) {
       for (std::size_t i = t * per_task; i < std::min(count, (t + 1) * per_task); ++i)

@@ -5,9 +5,13 @@
 // file, glassllm/fast/blas.cpp, and from there to the backend chosen when the
 // build was configured (-DGLASSLLM_BLAS=auto|openblas|system|builtin):
 // OpenBLAS opened at run time, the system's BLAS linked by CMake, or
-// GlassLM's own C++ GEMM. Nothing here is needed to compute; it is for
-// benchmarks, bug reports and for choosing the thread count. Standard
-// headers only.
+// GlassLM's own C++ GEMM. With OpenBLAS, each kind of product (its dtype and
+// transposes) goes to whichever of OpenBLAS and the built-in GEMM measured
+// faster on this machine: timed once, cached in
+// $XDG_CACHE_HOME/glassllm/gemm-choice.txt (else ~/.cache/glassllm/), and
+// overridden by the environment variable GLASSLLM_GEMM=library|builtin|measure.
+// Nothing here is needed to compute; it is for benchmarks, bug reports and
+// for choosing the thread count. Standard headers only.
 #pragma once
 
 #include <string>
@@ -21,6 +25,10 @@ struct BlasInfo {
   std::string core;     ///< kernels: "SkylakeX", "Haswell", "Prescott", ... (OpenBLAS)
   std::string config;   ///< OpenBLAS's build line (version, threading, ...)
   int threads = 1;      ///< GlassLM's threads (at most); 0: the library decides (system)
+  /// Which GEMM each kind of product runs and why, e.g. "float32: NN builtin,
+  /// NT builtin, TN library; float64: ... (cached in ...)", once a product of
+  /// more than 8 rows has made the choice.
+  std::string gemm;
 };
 
 /// Describes the backend, opening OpenBLAS first if that is the backend.
