@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "glassllm/fast/blas.h"
 #include "glassllm/io/budget.h"
 #include "glassllm/io/files.h"
 
@@ -36,6 +37,33 @@ int report(const std::string& prefix, std::string what, int status) {
   if (!command.empty() && what.rfind(command, 0) == 0) what.erase(0, command.size());
   std::cerr << prefix << glassllm::printable(what) << "\n";
   return status;
+}
+
+// Runs the command chosen on the command line and turns what it throws into
+// one line and its exit status (docs/errors-and-safety.md).
+int run_chosen(const std::vector<glassllm::cli::Command>& commands,
+               const std::string& where) {
+  try {
+    // A bad GLASSLLM_GEMM stops every command before it starts its work
+    // (train would otherwise have made its run's folder by its first
+    // product, where the choice is read).
+    glassllm::check_gemm_variable();
+    for (const glassllm::cli::Command& command : commands)
+      if (*command.app) return command.run();
+  } catch (const glassllm::TooLarge& e) {
+    return report(where, e.what(), 4);
+  } catch (const std::bad_alloc&) {
+    return report(where, "out of memory; choose smaller sizes", 4);
+  } catch (const glassllm::WriteError& e) {
+    return report(where, e.what(), 5);
+  } catch (const std::invalid_argument& e) {
+    return report(where, e.what(), 2);
+  } catch (const std::runtime_error& e) {
+    return report(where, e.what(), 3);
+  } catch (const std::exception& e) {
+    return report(where, e.what(), 1);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -82,21 +110,5 @@ int main(int argc, char** argv) {
     return report(where, std::string(e.what()) + "; see " + help, 2);
   }
 
-  try {
-    for (const cli::Command& command : commands)
-      if (*command.app) return command.run();
-  } catch (const glassllm::TooLarge& e) {
-    return report(where, e.what(), 4);
-  } catch (const std::bad_alloc&) {
-    return report(where, "out of memory; choose smaller sizes", 4);
-  } catch (const glassllm::WriteError& e) {
-    return report(where, e.what(), 5);
-  } catch (const std::invalid_argument& e) {
-    return report(where, e.what(), 2);
-  } catch (const std::runtime_error& e) {
-    return report(where, e.what(), 3);
-  } catch (const std::exception& e) {
-    return report(where, e.what(), 1);
-  }
-  return 0;
+  return run_chosen(commands, where);
 }

@@ -29,6 +29,10 @@ file=$work/cache/glassllm/gemm-choice.txt
 # the choices.
 one_line_error "GLASSLLM_GEMM='fast' is not a GEMM choice (library, builtin or measure)" \
   env GLASSLLM_GEMM=fast "$bin" forward "$work/m" --tokens $tokens --out "$work/o.npy"
+# Every command reads it before it starts: train makes no run folder.
+one_line_error "GLASSLLM_GEMM='fast' is not a GEMM choice (library, builtin or measure)" \
+  env -u GLASSLLM_THREADS GLASSLLM_GEMM=fast "$bin" train --task copy --steps 1 --out "$work/run"
+[ ! -e "$work/run" ] || fail "train with a bad GLASSLLM_GEMM made $work/run"
 # A cache folder that cannot be made: no message, no failure.
 err=$(forward /dev/null/cache)
 [ -z "$err" ] || fail "unwritable cache: stderr $err"

@@ -240,6 +240,10 @@ BlasInfo blas_info() {
   return info;
 }
 
+void check_gemm_variable() {
+  gemm_choice::parse_mode(std::getenv("GLASSLLM_GEMM"));
+}
+
 void set_blas_threads(int n) {
   if (n < 1)
     throw std::invalid_argument("set_blas_threads: need at least 1 thread, got " +

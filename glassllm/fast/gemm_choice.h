@@ -1,9 +1,10 @@
 // gemm_choice.h (private): which code computes each kind of matrix product,
 // the backend's library or GlassLM's built-in GEMM (gemm_builtin.cpp),
 // chosen by timing both on the default model's shapes (gemm_choice.cpp says
-// how and why). blas.cpp asks path() for every product it passes on; the
-// benchmark and the tests force one path or the other. Standard headers
-// only.
+// how and why). blas.cpp asks path() for every product it passes on (and
+// parse_mode() for check_gemm_variable(), which the tool calls before any
+// command runs); the benchmark and the tests force one path or the other.
+// Standard headers only.
 #pragma once
 
 #include <array>

@@ -36,6 +36,13 @@ struct BlasInfo {
 ///   std::cout << blas_info().backend << "\n";   // "openblas"
 BlasInfo blas_info();
 
+/// Checks the environment variable GLASSLLM_GEMM (unset, library, builtin or
+/// measure) now, instead of at the first product that reads it: a command
+/// calls it before it starts its work. Throws std::invalid_argument naming
+/// the value and the choices.
+///   check_gemm_variable();
+void check_gemm_variable();
+
 /// Sets the number of threads (n >= 1) that matrix products and the large
 /// loops of the other ops are spread over (GlassLM's pool,
 /// glassllm/fast/pool.h), the caller's included. While other programs keep
