@@ -192,6 +192,16 @@ void print_decode(const DecodeFigures& f) {
               bf16_read_floor);
   std::printf("  decode / read floor                             %10.2f\n",
               f.bf16_tokens_per_s / bf16_read_floor);
+  const fast::ReadAheadChoice ahead = fast::linear16_read_ahead();
+  if (ahead.bytes) {
+    std::printf("  W asked for ahead of the loads (bytes)          %10zu\n", ahead.bytes);
+    for (std::size_t i = 0; i < ahead.candidates.size(); ++i)
+      std::printf("    trials, %5zu bytes ahead (GB/s, median)      %10.2f\n",
+                  ahead.candidates[i], ahead.bytes_per_s[i] / 1e9);
+    std::printf("    %5zu over %5zu, median of %3zu pairs          %10.2f\n",
+                ahead.candidates[1], ahead.candidates[0], ahead.pairs,
+                ahead.second_over_first);
+  }
   std::printf(
       "  bfloat16 decode / float32 decode, tokens in turns,\n"
       "  median of the runs' ratios                      %10.2f\n",
@@ -216,6 +226,13 @@ void print_decode_json(const DecodeFigures& f, nlohmann::json& j) {
   j["decode_smollm2_135m_bf16_over_read_floor"] = f.bf16_tokens_per_s / bf16_read_floor;
   j["decode_smollm2_135m_bf16_over_float32"] = f.bf16_over_float32;
   j["decode_smollm2_135m_bf16_kernel"] = fast::linear16_path();
+  const fast::ReadAheadChoice ahead = fast::linear16_read_ahead();
+  j["decode_smollm2_135m_bf16_read_ahead_bytes"] = ahead.bytes;
+  for (std::size_t i = 0; i < ahead.candidates.size(); ++i)
+    if (ahead.candidates[i])
+      j["decode_smollm2_135m_bf16_read_ahead_" + std::to_string(ahead.candidates[i]) +
+        "_trial_bytes_per_s"] = ahead.bytes_per_s[i];
+  j["decode_smollm2_135m_bf16_read_ahead_second_over_first"] = ahead.second_over_first;
 }
 
 }  // namespace glassllm::cli

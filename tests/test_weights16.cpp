@@ -4,6 +4,7 @@
 // bfloat16 file, rounded from float32, their logits against float32
 // weights' on models of the published configs, and decoding through the
 // cache against the full forward.
+#include <array>
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -150,6 +151,65 @@ TEST_CASE("weights16: the product against a float64 product of the widened weigh
             }
           }
         }
+}
+
+TEST_CASE("weights16: how far ahead W is asked for changes no bit of the product") {
+  // 1024 x 576 bfloat16 weights: 1.2 MB, a product large enough to be one
+  // of the timed trials; one row of x (a decode step) and a few.
+  const std::size_t N = 1024, K = 576;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(4 * K), wf(N * K);
+  for (float& v : x) v = normal(rng);
+  for (float& v : wf) v = normal(rng);
+  std::vector<std::uint16_t> w(N * K);
+  fast::floats_to_halves(fast::Half::bf16, wf.data(), w.data(), w.size());
+  for (std::size_t M : {1, 2, 4}) {
+    CAPTURE(M);
+    std::vector<float> near(M * N), far(M * N), portable(M * N);
+    fast::force_linear16_read_ahead(1024);
+    fast::linear16(fast::Half::bf16, M, N, K, x.data(), w.data(), near.data());
+    fast::force_linear16_read_ahead(8192);
+    fast::linear16(fast::Half::bf16, M, N, K, x.data(), w.data(), far.data());
+    fast::force_linear16_read_ahead(0);
+    CHECK(fast::linear16_read_ahead().forced == false);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < M * N; ++i)
+      differ +=
+          std::bit_cast<std::uint32_t>(near[i]) != std::bit_cast<std::uint32_t>(far[i]);
+    CHECK(differ == 0);
+  }
+  CHECK_THROWS_WITH_AS(fast::force_linear16_read_ahead(4096),
+                       "force_linear16_read_ahead: 4096 bytes is not one of the "
+                       "candidates (1024, 8192) or 0",
+                       std::invalid_argument);
+
+  // The first 2 x 128 large decode products are trials (fewer if another
+  // test made some); after them the faster candidate by the trials' own
+  // figures is the one in use.
+  std::vector<float> y(N);
+  for (int i = 0; i < 2 * 128; ++i)
+    fast::linear16(fast::Half::bf16, 1, N, K, x.data(), w.data(), y.data());
+  const fast::ReadAheadChoice choice = fast::linear16_read_ahead();
+  if (std::string(fast::linear16_path()) == "portable") {
+    CHECK(choice.bytes == 0);  // no prefetches to choose between
+  } else {
+    REQUIRE(choice.candidates == std::array<std::size_t, 2>{1024, 8192});
+    CHECK(choice.pairs == 128);
+    CHECK(choice.bytes_per_s[0] > 0);
+    CHECK(choice.bytes_per_s[1] > 0);
+    CHECK(choice.bytes == choice.candidates[choice.second_over_first > 1 ? 1 : 0]);
+  }
+}
+
+TEST_CASE("weights16: the read-ahead that wins the median pair") {
+  // Each ratio: the second candidate's speed over the first's in one pair.
+  CHECK(fast::detail::faster_read_ahead({0.9, 1.2, 1.3}) == 8192);  // median 1.2
+  CHECK(fast::detail::faster_read_ahead({1.1, 0.8, 0.9}) == 1024);  // median 0.9
+  // One pair slowed far more than the others does not decide.
+  CHECK(fast::detail::faster_read_ahead({0.5, 0.9, 0.95, 30.0}) == 1024);
+  CHECK(fast::detail::faster_read_ahead({1.0}) == 1024);  // a tie: the first
+  CHECK(fast::detail::faster_read_ahead({}) == 1024);
 }
 
 TEST_CASE("weights16: linear16 is x W^T, for inference only") {

@@ -16,8 +16,15 @@
 // a row gives the same bits alone (a decode step) or among others (a
 // prompt), and on any number of threads.
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "glassllm/fast/kernels.h"
 #include "glassllm/fast/pool.h"
@@ -223,24 +230,24 @@ inline float lanes_sum(Vec v) {
 // W is asked for ahead of the loads: a decode step reads each weight once,
 // and the hardware's prefetcher alone kept too few reads in flight. When W
 // passes only once (one row of x, or kMaxRows: a decode step), it is asked for
-// further ahead and as non-temporal (prefetchnta), which keeps the lines
-// out of the outer caches that they would only pass through: that read W
-// closer to a plain read's speed (docs/14-real-models.md, "16-bit
-// weights"). With more rows of x, a block of W is read again for each
-// group of rows and has to stay in the cache.
-constexpr std::size_t kPrefetchBytes = 2048, kReadOncePrefetchBytes = 8192;
+// as non-temporal (prefetchnta), which keeps the lines out of the outer
+// caches that they would only pass through, `ahead` bytes ahead: how far
+// reads W fastest depends on the CPU, so it is measured (read_ahead below).
+// With more rows of x, a block of W is read again for each group of rows
+// and has to stay in the cache.
+constexpr std::size_t kPrefetchBytes = 2048;
 
 template <bool ReadOnce>
-inline void prefetch_w(const char* p) {
+inline void prefetch_w(const char* p, std::size_t ahead) {
   if constexpr (ReadOnce)
-    _mm_prefetch(p + kReadOncePrefetchBytes, _MM_HINT_NTA);
+    _mm_prefetch(p + ahead, _MM_HINT_NTA);
   else
     _mm_prefetch(p + kPrefetchBytes, _MM_HINT_T0);
 }
 
 template <Half T, std::size_t MR, bool ReadOnce>
 void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* y,
-                  std::size_t ldy, const float (*tail_x)[L]) {
+                  std::size_t ldy, const float (*tail_x)[L], std::size_t ahead) {
   Vec acc[MR][4];
 #pragma GCC unroll 8
   for (std::size_t i = 0; i < MR; ++i)
@@ -252,7 +259,7 @@ void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* 
     const char* here = reinterpret_cast<const char*>(w + k);
 #pragma GCC unroll 4
     for (std::size_t line = 0; line < 4 * L * 2; line += 64)
-      prefetch_w<ReadOnce>(here + line);
+      prefetch_w<ReadOnce>(here + line, ahead);
     Vec wv[4];
 #pragma GCC unroll 4
     for (std::size_t a = 0; a < 4; ++a) wv[a] = load_w<T>(w + k + a * L);
@@ -294,25 +301,32 @@ void rows_against(std::size_t K, const float* x, const std::uint16_t* w, float* 
 // of rows of x passes over it).
 template <Half T, std::size_t MR, bool ReadOnce>
 void row_group(std::size_t m, std::size_t n_first, std::size_t n_last, std::size_t K,
-               const float* x, const std::uint16_t* w, float* y, std::size_t ldy) {
+               const float* x, const std::uint16_t* w, float* y, std::size_t ldy,
+               std::size_t ahead = 0) {
   alignas(64) float tail[MR][L] = {};  // x's last K % L values, padded with zeros
   const std::size_t whole = K / L * L;
   for (std::size_t i = 0; i < MR; ++i)
     std::copy(x + (m + i) * K + whole, x + (m + i + 1) * K, tail[i]);
   for (std::size_t n = n_first; n < n_last; ++n)
-    rows_against<T, MR, ReadOnce>(K, x + m * K, w + n * K, y + m * ldy + n, ldy, tail);
+    rows_against<T, MR, ReadOnce>(K, x + m * K, w + n * K, y + m * ldy + n, ldy, tail,
+                                  ahead);
 }
 
 // Every row of x against W's rows [n_first, n_last), kMaxRows rows of x at a
 // time (as many as the registers hold: 4 accumulators each).
 constexpr std::size_t kMaxRows = L == 16 ? 4 : 2;
 
+bool reads_once(std::size_t M) {
+  return M == 1 || M == kMaxRows;
+}
+
 template <Half T>
 void simd_block(std::size_t n_first, std::size_t n_last, std::size_t M, std::size_t K,
-                const float* x, const std::uint16_t* w, float* y, std::size_t ldy) {
-  if (M == 1) return row_group<T, 1, true>(0, n_first, n_last, K, x, w, y, ldy);
+                const float* x, const std::uint16_t* w, float* y, std::size_t ldy,
+                std::size_t ahead) {
+  if (M == 1) return row_group<T, 1, true>(0, n_first, n_last, K, x, w, y, ldy, ahead);
   if (M == kMaxRows)
-    return row_group<T, kMaxRows, true>(0, n_first, n_last, K, x, w, y, ldy);
+    return row_group<T, kMaxRows, true>(0, n_first, n_last, K, x, w, y, ldy, ahead);
   std::size_t m = 0;
   for (; m + kMaxRows <= M; m += kMaxRows)
     row_group<T, kMaxRows, false>(m, n_first, n_last, K, x, w, y, ldy);
@@ -343,7 +357,73 @@ void split(std::size_t M, std::size_t N, std::size_t K, Block block) {
   });
 }
 
+// ---- how far ahead a decode step asks for W -------------------------------------------
+//
+// A read-once product (reads_once) asks for W `ahead` bytes ahead of its
+// loads. The distance that reads W fastest is not the same on every CPU:
+// one of the candidates below was the fastest on one machine and the
+// slowest on another (docs/14-real-models.md, "16-bit weights", has the
+// figures). So nothing is assumed: a process's first kTrialPairs * 2
+// read-once products of at least kTrialBytes of W take the candidates in
+// turns, each timed, and every later one uses the candidate that read
+// faster in the median of the pairs (a product with the first candidate and
+// the next one with the second): on a shared machine another program's
+// burst slows both of a pair, and moves the median of the pairs less than
+// it moves the totals. A decode step makes about a hundred such products,
+// so the choice is made within its first few tokens. Only the prefetches
+// differ between the candidates: the results are the same bits whichever is
+// used.
+constexpr std::array<std::size_t, 2> kReadAheadCandidates = {1024, 8192};
+constexpr std::size_t kTrialBytes = std::size_t(1) << 20, kTrialPairs = 128;
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+struct ReadAhead {
+  std::mutex mutex;                    // guards the trials
+  std::atomic<std::size_t> chosen{0};  // bytes; 0 while the trials run
+  std::atomic<std::size_t> forced{0};  // force_linear16_read_ahead's, or 0
+  std::size_t trials = 0;
+  std::array<std::vector<double>, 2> speeds;  // bytes per second of each trial
+  std::vector<double> ratios;  // per pair: the second's speed over the first's
+};
+
+ReadAhead& read_ahead() {
+  static ReadAhead state;
+  return state;
+}
+
 }  // namespace
+
+std::size_t detail::faster_read_ahead(const std::vector<double>& pair_ratios) {
+  return kReadAheadCandidates[median_of(pair_ratios) > 1 ? 1 : 0];
+}
+
+ReadAheadChoice linear16_read_ahead() {
+  ReadAheadChoice c;
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__F16C__) && defined(__FMA__))
+  ReadAhead& state = read_ahead();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  c.candidates = kReadAheadCandidates;
+  c.bytes = state.forced.load() ? state.forced.load() : state.chosen.load();
+  c.forced = state.forced.load() != 0;
+  for (std::size_t i = 0; i < 2; ++i) c.bytes_per_s[i] = median_of(state.speeds[i]);
+  c.second_over_first = median_of(state.ratios);
+  c.pairs = state.ratios.size();
+#endif
+  return c;
+}
+
+void force_linear16_read_ahead(std::size_t bytes) {
+  if (bytes != 0 && std::find(kReadAheadCandidates.begin(), kReadAheadCandidates.end(),
+                              bytes) == kReadAheadCandidates.end())
+    throw std::invalid_argument("force_linear16_read_ahead: " + std::to_string(bytes) +
+                                " bytes is not one of the candidates (1024, 8192) or 0");
+  read_ahead().forced.store(bytes);
+}
 
 void detail::linear16_portable(Half type, std::size_t M, std::size_t N, std::size_t K,
                                const float* x, const std::uint16_t* w, float* y) {
@@ -355,12 +435,35 @@ void detail::linear16_portable(Half type, std::size_t M, std::size_t N, std::siz
 void linear16(Half type, std::size_t M, std::size_t N, std::size_t K, const float* x,
               const std::uint16_t* w, float* y) {
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__F16C__) && defined(__FMA__))
-  split(M, N, K, [&](std::size_t first, std::size_t last) {
-    if (type == Half::bf16)
-      simd_block<Half::bf16>(first, last, M, K, x, w, y, N);
-    else
-      simd_block<Half::f16>(first, last, M, K, x, w, y, N);
-  });
+  auto product = [&](std::size_t ahead) {
+    split(M, N, K, [&](std::size_t first, std::size_t last) {
+      if (type == Half::bf16)
+        simd_block<Half::bf16>(first, last, M, K, x, w, y, N, ahead);
+      else
+        simd_block<Half::f16>(first, last, M, K, x, w, y, N, ahead);
+    });
+  };
+  ReadAhead& state = read_ahead();
+  if (std::size_t bytes = state.forced.load()) return product(bytes);
+  if (std::size_t bytes = state.chosen.load()) return product(bytes);
+  const std::size_t w_bytes = N * K * sizeof(std::uint16_t);
+  if (!reads_once(M) || w_bytes < kTrialBytes) return product(kReadAheadCandidates[0]);
+  // A trial: this product takes the next candidate in turn, timed.
+  std::size_t which = 0;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    which = state.trials++ % kReadAheadCandidates.size();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  product(kReadAheadCandidates[which]);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.chosen.load() || took.count() <= 0) return;
+  state.speeds[which].push_back(double(w_bytes) / took.count());
+  if (which == 1 && state.speeds[0].size() == state.speeds[1].size())
+    state.ratios.push_back(state.speeds[1].back() / state.speeds[0].back());
+  if (state.ratios.size() >= kTrialPairs)
+    state.chosen.store(detail::faster_read_ahead(state.ratios));
 #else
   detail::linear16_portable(type, M, N, K, x, w, y);
 #endif

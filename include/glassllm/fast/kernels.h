@@ -10,10 +10,12 @@
 // The row kernels are defined for float and double. Standard headers only.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace glassllm {
 
@@ -168,7 +170,29 @@ void linear16(Half type, std::size_t M, std::size_t N, std::size_t K, const floa
 /// "portable".
 const char* linear16_path();
 
+/// How far ahead of its loads linear16 asks for W when it reads W once (one
+/// row of x, or the few of a decode step): the fastest distance depends on
+/// the CPU, so a process's first large such products try the two candidates
+/// in turns, timed in pairs, and the rest use the one that was faster in the
+/// median pair. The results are the same bits with either.
+struct ReadAheadChoice {
+  std::size_t bytes = 0;  ///< in use; 0 while measuring, or in the portable loop
+  bool forced = false;    ///< set by force_linear16_read_ahead
+  std::array<std::size_t, 2> candidates{};  ///< bytes ahead (none: portable loop)
+  std::array<double, 2> bytes_per_s{};      ///< median speed of each one's trials
+  double second_over_first = 0;  ///< median over the pairs of their speeds' ratio
+  std::size_t pairs = 0;         ///< pairs of trials timed so far
+};
+ReadAheadChoice linear16_read_ahead();
+/// Makes linear16 ask `bytes` ahead (one of the candidates), or with 0 go
+/// back to the measured choice: for the benchmark and the tests. Throws
+/// std::invalid_argument for any other value.
+void force_linear16_read_ahead(std::size_t bytes);
+
 namespace detail {
+/// The second candidate when the median of the pairs' ratios (the second's
+/// speed over the first's) is above 1, else the first (no pairs: the first).
+std::size_t faster_read_ahead(const std::vector<double>& pair_ratios);
 /// linear16's portable loop, compiled on every machine (the tests hold the
 /// vector kernels to it): each y[m, n] a plain float32 sum in order of k.
 void linear16_portable(Half type, std::size_t M, std::size_t N, std::size_t K,
