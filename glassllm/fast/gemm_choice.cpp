@@ -16,7 +16,8 @@
 //
 // The result is kept in a small text file ($XDG_CACHE_HOME/glassllm/
 // gemm-choice.txt, else ~/.cache/glassllm/), keyed by what it depends on:
-// the CPU's model name, the library, its kernels and build, how the
+// the CPU's model name, family, model and stepping (a virtual machine may
+// name two generations alike), the library, its kernels and build, how the
 // built-in GEMM was compiled and GlassLM's version. A later process reads it
 // instead of measuring, which also keeps a machine's results the same from
 // one run to the next (the two codes round differently). A missing file,
@@ -182,18 +183,45 @@ Choice everything(Path path, std::string source) {
 
 // ---- the key ---------------------------------------------------------------------
 
-// /proc/cpuinfo's first "model name" (Linux), else "unknown".
+}  // namespace
+
+std::string cpu_identity(const std::string& cpuinfo) {
+  // The first processor's block: its lines up to the first empty one.
+  std::istringstream in(cpuinfo);
+  std::string line, name, family, model, stepping;
+  while (std::getline(in, line) && !line.empty()) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);  // npos + 1 == 0: all blank
+    const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+    const std::string value = first == std::string::npos ? "" : line.substr(first);
+    if (key == "model name")
+      name = value;
+    else if (key == "cpu family")
+      family = value;
+    else if (key == "model")
+      model = value;
+    else if (key == "stepping")
+      stepping = value;
+  }
+  std::string id = name.empty() ? "unknown" : name;
+  if (!family.empty() || !model.empty() || !stepping.empty())
+    id += " (family " + (family.empty() ? "?" : family) + " model " +
+          (model.empty() ? "?" : model) + " stepping " +
+          (stepping.empty() ? "?" : stepping) + ")";
+  return id;
+}
+
+namespace {
+
+// This machine's cpu_identity (Linux), else "unknown".
 std::string cpu_model() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const std::size_t colon = line.find(':');
-      if (colon == std::string::npos) break;
-      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
-      return first == std::string::npos ? "unknown" : line.substr(first);
-    }
-  return "unknown";
+  if (!in) return "unknown";
+  std::ostringstream text;
+  text << in.rdbuf();
+  return cpu_identity(text.str());
 }
 
 // The vector instructions the built-in GEMM was compiled for.
