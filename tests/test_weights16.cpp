@@ -212,6 +212,19 @@ TEST_CASE("weights16: the read-ahead that wins the median pair") {
   CHECK(fast::detail::faster_read_ahead({}) == 1024);
 }
 
+TEST_CASE("weights16: read-ahead trials pair a first with the next second") {
+  fast::detail::ReadAheadPairs pairs;
+  pairs.add(0, 10);
+  pairs.add(1, 20);  // pair: 20 / 10
+  pairs.add(1, 99);  // no first waiting: counted, not paired
+  pairs.add(0, 40);
+  pairs.add(0, 30);  // the later first replaces the waiting one
+  pairs.add(1, 15);  // pair: 15 / 30
+  CHECK(pairs.ratios() == std::vector<double>{2.0, 0.5});
+  CHECK(pairs.speeds()[0] == std::vector<double>{10, 40, 30});
+  CHECK(pairs.speeds()[1] == std::vector<double>{20, 99, 15});
+}
+
 TEST_CASE("weights16: linear16 is x W^T, for inference only") {
   Tensor w = from_vector({1, 2, 3, -1, 0.5, 0.25}, {2, 3});
   Weight16 w16 = Weight16::from_tensor(w, WeightType::bf16);

@@ -387,8 +387,7 @@ struct ReadAhead {
   std::atomic<std::size_t> chosen{0};  // bytes; 0 while the trials run
   std::atomic<std::size_t> forced{0};  // force_linear16_read_ahead's, or 0
   std::size_t trials = 0;
-  std::array<std::vector<double>, 2> speeds;  // bytes per second of each trial
-  std::vector<double> ratios;  // per pair: the second's speed over the first's
+  detail::ReadAheadPairs pairs;
 };
 
 ReadAhead& read_ahead() {
@@ -397,6 +396,16 @@ ReadAhead& read_ahead() {
 }
 
 }  // namespace
+
+void detail::ReadAheadPairs::add(std::size_t candidate, double bytes_per_s) {
+  speeds_[candidate].push_back(bytes_per_s);
+  if (candidate == 0) {
+    first_ = bytes_per_s;  // waits for the next second-candidate trial
+  } else if (first_ > 0) {
+    ratios_.push_back(bytes_per_s / first_);
+    first_ = 0;
+  }
+}
 
 std::size_t detail::faster_read_ahead(const std::vector<double>& pair_ratios) {
   return kReadAheadCandidates[median_of(pair_ratios) > 1 ? 1 : 0];
@@ -410,9 +419,10 @@ ReadAheadChoice linear16_read_ahead() {
   c.candidates = kReadAheadCandidates;
   c.bytes = state.forced.load() ? state.forced.load() : state.chosen.load();
   c.forced = state.forced.load() != 0;
-  for (std::size_t i = 0; i < 2; ++i) c.bytes_per_s[i] = median_of(state.speeds[i]);
-  c.second_over_first = median_of(state.ratios);
-  c.pairs = state.ratios.size();
+  for (std::size_t i = 0; i < 2; ++i)
+    c.bytes_per_s[i] = median_of(state.pairs.speeds()[i]);
+  c.second_over_first = median_of(state.pairs.ratios());
+  c.pairs = state.pairs.ratios().size();
 #endif
   return c;
 }
@@ -459,11 +469,9 @@ void linear16(Half type, std::size_t M, std::size_t N, std::size_t K, const floa
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::lock_guard<std::mutex> lock(state.mutex);
   if (state.chosen.load() || took.count() <= 0) return;
-  state.speeds[which].push_back(double(w_bytes) / took.count());
-  if (which == 1 && state.speeds[0].size() == state.speeds[1].size())
-    state.ratios.push_back(state.speeds[1].back() / state.speeds[0].back());
-  if (state.ratios.size() >= kTrialPairs)
-    state.chosen.store(detail::faster_read_ahead(state.ratios));
+  state.pairs.add(which, double(w_bytes) / took.count());
+  if (state.pairs.ratios().size() >= kTrialPairs)
+    state.chosen.store(detail::faster_read_ahead(state.pairs.ratios()));
 #else
   detail::linear16_portable(type, M, N, K, x, w, y);
 #endif

@@ -190,6 +190,23 @@ ReadAheadChoice linear16_read_ahead();
 void force_linear16_read_ahead(std::size_t bytes);
 
 namespace detail {
+/// linear16's trials, paired: a first-candidate trial with the next
+/// second-candidate one to finish after it (trials made by two threads at
+/// once may finish out of turn; a first-candidate trial that finds its
+/// predecessor still unpaired takes its place).
+class ReadAheadPairs {
+ public:
+  void add(std::size_t candidate, double bytes_per_s);  // candidate 0 or 1
+  /// Each candidate's trials, in the order they finished (bytes per second).
+  const std::array<std::vector<double>, 2>& speeds() const { return speeds_; }
+  /// Per pair: the second's speed over the first's.
+  const std::vector<double>& ratios() const { return ratios_; }
+
+ private:
+  std::array<std::vector<double>, 2> speeds_;
+  double first_ = 0;  // the first-candidate trial waiting for its pair, or 0
+  std::vector<double> ratios_;
+};
 /// The second candidate when the median of the pairs' ratios (the second's
 /// speed over the first's) is above 1, else the first (no pairs: the first).
 std::size_t faster_read_ahead(const std::vector<double>& pair_ratios);
