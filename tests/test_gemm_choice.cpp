@@ -205,18 +205,18 @@ TEST_CASE("gemm choice cache: the key is one line naming the CPU and the format"
 }
 
 TEST_CASE("gemm choice cache: the CPU named by model name, family, model, stepping") {
-  // Two generations that a virtual machine names alike (/proc/cpuinfo's
-  // first lines on a Zen 3 and a Zen 5 EPYC), and a second processor block
-  // that must not count.
-  const std::string zen3 =
+  // The first lines of /proc/cpuinfo on two generations of CPU that a
+  // virtual machine names alike, the older one with a second processor
+  // block that must not count.
+  const std::string older =
       "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
       "model\t\t: 1\nmodel name\t: AMD EPYC\nstepping\t: 1\n\n"
       "processor\t: 1\ncpu family\t: 99\nmodel\t\t: 99\n";
-  const std::string zen5 =
+  const std::string newer =
       "processor\t: 0\ncpu family\t: 26\nmodel\t\t: 2\n"
       "model name\t: AMD EPYC\nstepping\t: 1\n";
-  CHECK(gemm_choice::cpu_identity(zen3) == "AMD EPYC (family 25 model 1 stepping 1)");
-  CHECK(gemm_choice::cpu_identity(zen5) == "AMD EPYC (family 26 model 2 stepping 1)");
+  CHECK(gemm_choice::cpu_identity(older) == "AMD EPYC (family 25 model 1 stepping 1)");
+  CHECK(gemm_choice::cpu_identity(newer) == "AMD EPYC (family 26 model 2 stepping 1)");
   // Only a model name (other systems' fields), or nothing at all.
   CHECK(gemm_choice::cpu_identity("model name : Some CPU\n") == "Some CPU");
   CHECK(gemm_choice::cpu_identity("") == "unknown");

@@ -217,11 +217,12 @@ namespace {
 
 // This machine's cpu_identity (Linux), else "unknown".
 std::string cpu_model() {
+  // Only the first processor's block: a machine with many cores repeats it
+  // for each one.
   std::ifstream in("/proc/cpuinfo");
-  if (!in) return "unknown";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return cpu_identity(text.str());
+  std::string text, line;
+  while (std::getline(in, line) && !line.empty()) text += line + '\n';
+  return cpu_identity(text);
 }
 
 // The vector instructions the built-in GEMM was compiled for.

@@ -66,8 +66,8 @@ std::string cache_key();
 
 /// The CPU as the key names it, from /proc/cpuinfo's text: the first
 /// processor's model name (else "unknown") and, when given, its family,
-/// model and stepping ("AMD EPYC (family 25 model 1 stepping 1)"): virtual
-/// machines may give two generations of CPU the same model name.
+/// model and stepping ("<model name> (family F model M stepping S)"):
+/// virtual machines may give two generations of CPU the same model name.
 std::string cpu_identity(const std::string& cpuinfo);
 
 /// $XDG_CACHE_HOME/glassllm/gemm-choice.txt, else
