@@ -120,12 +120,11 @@ void print_json(const Figures& f) {
     j["train_tokens_per_s" + d] = m.train_tokens_per_s;
     j["train_step_gflops" + d] = m.train_gflops;
     j["train_step_gemm_ceiling_gflops" + d] = m.gemm_ceiling_gflops;
-    j["train_step_gemm_fraction" + d] = m.train_gflops / m.gemm_ceiling_gflops;
+    j["train_step_gemm_fraction" + d] = m.train_fraction;
     j["train_step_ms_1thread" + d] = m.train_step_ms_1thread;
     j["train_step_gflops_1thread" + d] = m.train_gflops_1thread;
     j["train_step_gemm_ceiling_gflops_1thread" + d] = m.gemm_ceiling_gflops_1thread;
-    j["train_step_gemm_fraction_1thread" + d] =
-        m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread;
+    j["train_step_gemm_fraction_1thread" + d] = m.train_fraction_1thread;
   }
   if (has(f.groups, "attention")) print_attention_json(f.att, j);
   if (has(f.groups, "tracer")) {
@@ -214,8 +213,7 @@ void print_model(const Figures& f) {
   row("GEMM ceiling, [2048,128]x[128,384], GFLOP/s", &ModelFigures::gemm_ceiling_gflops,
       "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling");
-  for (const ModelFigures& m : f.models)
-    std::printf("%12.2f ", m.train_gflops / m.gemm_ceiling_gflops);
+  for (const ModelFigures& m : f.models) std::printf("%12.2f ", m.train_fraction);
   std::printf("\n");
   row("training step, 1 BLAS thread (ms)", &ModelFigures::train_step_ms_1thread,
       "%12.1f ");
@@ -224,8 +222,7 @@ void print_model(const Figures& f) {
   row("GEMM ceiling, 1 thread, GFLOP/s", &ModelFigures::gemm_ceiling_gflops_1thread,
       "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
-  for (const ModelFigures& m : f.models)
-    std::printf("%12.2f ", m.train_gflops_1thread / m.gemm_ceiling_gflops_1thread);
+  for (const ModelFigures& m : f.models) std::printf("%12.2f ", m.train_fraction_1thread);
   std::printf("\n\n");
 }
 

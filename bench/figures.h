@@ -39,11 +39,13 @@ struct ModelFigures {
   double decode_grouped_tps = 0;  // concat cache, grouped K/V path
   double train_step_ms = 0;       // forward + backward, batch 16 x 128
   double train_tokens_per_s = 0;
-  double train_gflops = 0;           // the step's matmul FLOPs / its time
-  double gemm_ceiling_gflops = 0;    // raw GEMM at the MLP's shape, same run
+  double train_gflops = 0;         // the step's matmul FLOPs / its time
+  double gemm_ceiling_gflops = 0;  // raw GEMM at the MLP's shape, same run
+  double train_fraction = 0;  // median over pairs of (step GFLOP/s / ceiling right after)
   double train_step_ms_1thread = 0;  // the same with one BLAS thread
   double train_gflops_1thread = 0;
   double gemm_ceiling_gflops_1thread = 0;
+  double train_fraction_1thread = 0;
 };
 
 // Every figure `glassllm bench` reports.
