@@ -172,7 +172,11 @@ void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
     bool trans_a, trans_b;
   };
   const Shape shapes[] = {
-      {"16x4x128x32", "64 x (128,32)@(32,128)", 64, 128, 128, 32, false, false},
+      // Attention's per-head products of a training step (small products):
+      // scores q k^T, probs v, and dk = dscores^T q.
+      {"64x128x128x32_nt", "64 x (128,32)@(128,32)^T", 64, 128, 128, 32, false, true},
+      {"64x128x32x128_nn", "64 x (128,128)@(128,32)", 64, 128, 32, 128, false, false},
+      {"64x128x32x128_tn", "64 x (128,128)^T@(128,32)", 64, 128, 32, 128, true, false},
       {"2048x128x384_nt", "(2048,128)@(384,128)^T", 1, 2048, 384, 128, false, true},
       {"2048x128x384_nn", "(2048,128)@(128,384)", 1, 2048, 384, 128, false, false},
       {"384x128x2048_tn", "(2048,384)^T@(2048,128)", 1, 384, 128, 2048, true, false}};
@@ -200,7 +204,7 @@ void builtin_cases(std::vector<BackendRow>& rows, DType dt, int runs) {
       for (int w = 0; w < 3; ++w)
         t[w].push_back(median_seconds([&] { run(ways[w]); }, 1));
     const double flops = 2.0 * sh.batch * sh.M * sh.N * sh.K;
-    const Path used = gemm_choice::path<T>(sh.trans_a, sh.trans_b);
+    const Path used = gemm_choice::path<T>(sh.trans_a, sh.trans_b, sh.M, sh.N, sh.K);
     rows.push_back({std::string(sh.key) + "_" + d, sh.label,
                     sizeof(T) == 4 ? "float32" : "float64",
                     gemm_choice::kind_name(gemm_choice::kind_of(sh.trans_a, sh.trans_b)),

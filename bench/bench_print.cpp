@@ -37,12 +37,13 @@ void print_contention_json(const Figures& f, nlohmann::json& j) {
 void print_choice_json(const Figures& f, nlohmann::json& j) {
   const char* dtypes[2] = {"float32", "float64"};
   for (std::size_t d = 0; d < 2; ++d)
-    for (std::size_t k = 0; k < gemm_choice::kKinds; ++k) {
-      std::string kind = gemm_choice::kind_name(gemm_choice::Kind(k));
-      for (char& ch : kind) ch = char(std::tolower(ch));
-      j["gemm_choice_" + kind + "_" + dtypes[d]] =
-          gemm_choice::path_name(f.choice.kinds[d][k].path);
-    }
+    for (std::size_t k = 0; k < gemm_choice::kKinds; ++k)
+      for (std::size_t z = 0; z < gemm_choice::kSizes; ++z) {
+        std::string kind = gemm_choice::kind_name(gemm_choice::Kind(k));
+        for (char& ch : kind) ch = char(std::tolower(ch));
+        j["gemm_choice_" + kind + "_" + gemm_choice::size_name(gemm_choice::Size(z)) +
+          "_" + dtypes[d]] = gemm_choice::path_name(f.choice.kinds[d][k][z].path);
+      }
   j["gemm_choice_measure_ms"] = f.choice.measure_ms;  // 0: read from the cache
   double worst = 0;
   for (const BackendRow& r : f.backend_rows) {

@@ -46,16 +46,19 @@ if [ "$backend" != openblas ]; then
   exit 0
 fi
 
-# The file: a header, the key, one line per dtype and kind.
+# The file: a header, the key, one line per dtype, kind and size.
 [ -f "$file" ] || fail "no cache file $file"
 [ "$(head -n 1 "$file")" = glassllm-gemm-choice ] || fail "header: $(cat "$file")"
-sed -n 2p "$file" | grep -q '^key format 1; glassllm .*; cpu ' || fail "key: $(cat "$file")"
+sed -n 2p "$file" | grep -q '^key format 2; glassllm .*; cpu ' || fail "key: $(cat "$file")"
 for d in float32 float64; do
   for k in NN NT TN; do
-    grep -Eq "^$d $k (library|builtin) [0-9.]+ [0-9.]+\$" "$file" || fail "no $d $k: $(cat "$file")"
+    for z in small large; do
+      grep -Eq "^$d $k $z (library|builtin) [0-9.]+ [0-9.]+\$" "$file" ||
+        fail "no $d $k $z: $(cat "$file")"
+    done
   done
 done
-[ "$(wc -l <"$file")" -eq 8 ] || fail "not 8 lines: $(cat "$file")"
+[ "$(wc -l <"$file")" -eq 14 ] || fail "not 14 lines: $(cat "$file")"
 ls "$work/cache/glassllm" | grep -q tmp && fail "temporary file left: $(ls "$work/cache/glassllm")"
 
 # A second process reads the file and leaves it as it was.
@@ -77,10 +80,10 @@ echo "glassllm-gemm-choice" >"$file"
 err=$(forward "$work/cache")
 [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "not one line about the damaged file: $err"
 printf '%s' "$err" | grep -q "gemm-choice.txt is damaged" || fail "message: $err"
-[ "$(wc -l <"$file")" -eq 8 ] || fail "damaged file not replaced: $(cat "$file")"
+[ "$(wc -l <"$file")" -eq 14 ] || fail "damaged file not replaced: $(cat "$file")"
 
 # A file made for another machine: replaced silently.
-sed -i '2s/.*/key format 1; another machine/' "$file"
+sed -i '2s/.*/key format 2; another machine/' "$file"
 err=$(forward "$work/cache")
 [ -z "$err" ] || fail "another key: stderr $err"
 sed -n 2p "$file" | grep -q '; cpu ' || fail "another key's file not replaced: $(cat "$file")"
@@ -89,7 +92,7 @@ sed -n 2p "$file" | grep -q '; cpu ' || fail "another key's file not replaced: $
 GLASSLLM_GEMM=measure XDG_CACHE_HOME=$work/cache "$bin" forward "$work/m" --tokens $tokens \
   --out "$work/o.npy" >/dev/null 2>"$work/err" || fail "GLASSLLM_GEMM=measure"
 [ ! -s "$work/err" ] || fail "measure: stderr $(cat "$work/err")"
-[ "$(wc -l <"$file")" -eq 8 ] || fail "measure: $(cat "$file")"
+[ "$(wc -l <"$file")" -eq 14 ] || fail "measure: $(cat "$file")"
 
 # Overrides write no file.
 GLASSLLM_GEMM=builtin XDG_CACHE_HOME=$work/none "$bin" forward "$work/m" --tokens $tokens \

@@ -27,6 +27,7 @@ using gemm_choice::Choice;
 using gemm_choice::Kind;
 using gemm_choice::Mode;
 using gemm_choice::Path;
+using gemm_choice::Size;
 
 namespace {
 
@@ -89,42 +90,72 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// A choice with every kind's path and figures written out.
+// A choice with every kind's path and figures written out: [dtype][kind]
+// {small, large}.
 Choice sample_choice() {
   Choice c;
-  c.kinds[0] = {
-      {{Path::builtin, 2.5, 2.0}, {Path::builtin, 1.25, 1.0}, {Path::library, 3.0, 3.5}}};
-  c.kinds[1] = {
-      {{Path::library, 4.0, 4.5}, {Path::builtin, 5.0, 4.0}, {Path::library, 6.0, 6.25}}};
+  c.kinds[0] = {{{{{Path::library, 0.5, 0.75}, {Path::builtin, 2.5, 2.0}}},
+                 {{{Path::library, 0.25, 0.5}, {Path::builtin, 1.25, 1.0}}},
+                 {{{Path::builtin, 0.75, 0.5}, {Path::library, 3.0, 3.5}}}}};
+  c.kinds[1] = {{{{{Path::library, 1.0, 1.5}, {Path::library, 4.0, 4.5}}},
+                 {{{Path::builtin, 1.5, 1.25}, {Path::builtin, 5.0, 4.0}}},
+                 {{{Path::library, 1.75, 2.0}, {Path::library, 6.0, 6.25}}}}};
   c.source = "measured";
   return c;
 }
 
 const char* const kSampleText =
     "glassllm-gemm-choice\n"
-    "key format 1; a test machine\n"
-    "float32 NN builtin 2.5000 2.0000\n"
-    "float32 NT builtin 1.2500 1.0000\n"
-    "float32 TN library 3.0000 3.5000\n"
-    "float64 NN library 4.0000 4.5000\n"
-    "float64 NT builtin 5.0000 4.0000\n"
-    "float64 TN library 6.0000 6.2500\n";
+    "key format 2; a test machine\n"
+    "float32 NN small library 0.5000 0.7500\n"
+    "float32 NN large builtin 2.5000 2.0000\n"
+    "float32 NT small library 0.2500 0.5000\n"
+    "float32 NT large builtin 1.2500 1.0000\n"
+    "float32 TN small builtin 0.7500 0.5000\n"
+    "float32 TN large library 3.0000 3.5000\n"
+    "float64 NN small library 1.0000 1.5000\n"
+    "float64 NN large library 4.0000 4.5000\n"
+    "float64 NT small builtin 1.5000 1.2500\n"
+    "float64 NT large builtin 5.0000 4.0000\n"
+    "float64 TN small library 1.7500 2.0000\n"
+    "float64 TN large library 6.0000 6.2500\n";
 
 }  // namespace
 
-TEST_CASE("gemm choice: the faster median wins, the library on a tie") {
-  // Medians: library 2, builtin 1.6.
-  CHECK(gemm_choice::decide({3, 1, 2}, {1.5, 1.6, 9}) == Path::builtin);
-  // Medians: library 1.6, builtin 2.
-  CHECK(gemm_choice::decide({1.5, 1.6, 9}, {3, 1, 2}) == Path::library);
-  // One slow run (another program took the core) does not decide.
+TEST_CASE("gemm choice: the faster in the median pair wins, the library on a tie") {
+  // Ratios builtin / library: 0.5, 1.6, 4.5; the median pair favours the library,
+  // although the builtin's median time (1.6) is below the library's (2).
+  CHECK(gemm_choice::decide({3, 1, 2}, {1.5, 1.6, 9}) == Path::library);
+  // Ratios 2, 0.625, 0.222: the builtin.
+  CHECK(gemm_choice::decide({1.5, 1.6, 9}, {3, 1, 2}) == Path::builtin);
+  // The load moved between pairs (times 10 in the middle): each pair still
+  // sees the builtin 20 % faster.
+  CHECK(gemm_choice::decide({1, 10, 1}, {0.8, 8, 0.8}) == Path::builtin);
+  // One slow run (another program took the core) does not decide: ratios
+  // 0.5, 0.5, 50, 0.5, 50.
   CHECK(gemm_choice::decide({2, 2, 2, 2, 2}, {1, 1, 100, 1, 100}) == Path::builtin);
+  // Ratios 1.5, 0.03, 1.5, 0.03, 1.5: the library.
   CHECK(gemm_choice::decide({2, 100, 2, 100, 2}, {3, 3, 3, 3, 3}) == Path::library);
-  // Equal medians: the library stays.
+  // A median ratio of exactly 1: the library stays.
   CHECK(gemm_choice::decide({1, 2, 3}, {2, 2, 2}) == Path::library);
-  // An even count: the upper of the two middle values (library 3, builtin 2.5).
-  CHECK(gemm_choice::decide({1, 2, 3, 4}, {2.5, 2.5, 2.5, 2.5}) == Path::builtin);
-  CHECK_THROWS_AS(gemm_choice::decide({}, {1}), std::invalid_argument);
+  // An even count: the upper of the two middle ratios (0.5, 0.6, 0.9, 1.2 -> 0.9).
+  CHECK(gemm_choice::decide({2, 1, 1, 1}, {1, 0.6, 0.9, 1.2}) == Path::builtin);
+  CHECK_THROWS_AS(gemm_choice::decide({}, {}), std::invalid_argument);
+  CHECK_THROWS_AS(gemm_choice::decide({1, 2}, {1}), std::invalid_argument);
+}
+
+TEST_CASE("gemm choice: small and large products") {
+  // Attention's per-head product at the default model's size, and a linear
+  // layer's task: 2^19 and 25,165,824 multiply-adds either side of 2^21.
+  CHECK(gemm_choice::size_of(128, 128, 32) == Size::small);
+  CHECK(gemm_choice::size_of(512, 384, 128) == Size::large);
+  CHECK(gemm_choice::size_of(128, 128, 127) == Size::small);  // 2,080,768
+  CHECK(gemm_choice::size_of(128, 128, 128) == Size::large);  // 2^21 exactly
+  // No overflow: sizes whose product does not fit in 64 bits.
+  CHECK(gemm_choice::size_of(std::size_t(1) << 40, std::size_t(1) << 40, 2) ==
+        Size::large);
+  CHECK(std::string(gemm_choice::size_name(Size::small)) == "small");
+  CHECK(std::string(gemm_choice::size_name(Size::large)) == "large");
 }
 
 TEST_CASE("gemm choice: kinds by transposes") {
@@ -151,26 +182,30 @@ TEST_CASE("GLASSLLM_GEMM: library, builtin, measure, or a one-line error") {
 }
 
 TEST_CASE("gemm choice cache: the file's text, read back under its key only") {
-  const std::string key = "format 1; a test machine";
+  const std::string key = "format 2; a test machine";
   CHECK(gemm_choice::format_cache(key, sample_choice()) == kSampleText);
   bool damaged = true;
   std::optional<Choice> back = gemm_choice::parse_cache(kSampleText, key, damaged);
   REQUIRE(back);
   CHECK_FALSE(damaged);
-  const Path expected[2][3] = {{Path::builtin, Path::builtin, Path::library},
-                               {Path::library, Path::builtin, Path::library}};
+  // [dtype][kind][small, large], as in kSampleText.
+  const Path L = Path::library, B = Path::builtin;
+  const Path expected[2][3][2] = {{{L, B}, {L, B}, {B, L}}, {{L, L}, {B, B}, {L, L}}};
   for (std::size_t d = 0; d < 2; ++d)
-    for (std::size_t k = 0; k < 3; ++k) {
-      CAPTURE(d);
-      CAPTURE(k);
-      CHECK(back->kinds[d][k].path == expected[d][k]);
-    }
-  CHECK(back->kinds[1][2].builtin_ms == 6.25);
-  CHECK(back->kinds[0][1].library_ms == 1.25);
+    for (std::size_t k = 0; k < 3; ++k)
+      for (std::size_t z = 0; z < 2; ++z) {
+        CAPTURE(d);
+        CAPTURE(k);
+        CAPTURE(z);
+        CHECK(back->kinds[d][k][z].path == expected[d][k][z]);
+      }
+  CHECK(back->kinds[1][2][1].builtin_ms == 6.25);
+  CHECK(back->kinds[0][1][1].library_ms == 1.25);
+  CHECK(back->kinds[0][2][0].builtin_ms == 0.5);
 
   // Another machine or build: ignored, but not damaged.
   CHECK_FALSE(
-      gemm_choice::parse_cache(kSampleText, "format 1; another machine", damaged));
+      gemm_choice::parse_cache(kSampleText, "format 2; another machine", damaged));
   CHECK_FALSE(damaged);
 
   // Damaged: each of these is refused, and said to be damaged.
@@ -178,14 +213,18 @@ TEST_CASE("gemm choice cache: the file's text, read back under its key only") {
   const std::string damaged_texts[] = {
       "",
       "not a cache file\n",
-      good.substr(0, good.size() - 10),             // cut short
-      good.substr(0, good.rfind("float64 TN")),     // a kind missing
-      good + "float64 TN library 6.0000 6.2500\n",  // a kind twice
-      std::string(good).replace(good.find("NT builtin"), 10, "NT fastest"),
+      good.substr(0, good.size() - 10),                   // cut short
+      good.substr(0, good.find("float64 TN")),            // a kind missing
+      good.substr(0, good.rfind("float64 TN large")),     // a size missing
+      good + "float64 TN large library 6.0000 6.2500\n",  // a kind and size twice
+      std::string(good).replace(good.find("NT large builtin"), 16, "NT large fastest"),
+      std::string(good).replace(good.find("NT large"), 8, "NT huge "),
       std::string(good).replace(good.find("float32 NN"), 10, "float16 NN"),
       std::string(good).replace(good.find("2.0000"), 6, "-2.000"),
       std::string(good).replace(good.find("2.0000"), 6, "nan   "),
-      good + "float32 NN builtin 1 2 extra\n",
+      good + "float32 NN large builtin 1 2 extra\n",
+      // The format before sizes: a line without one.
+      good + "float32 NN builtin 2.5000 2.0000\n",
       "glassllm-gemm-choice\nno key line\n",
   };
   for (const std::string& text : damaged_texts) {
@@ -342,13 +381,15 @@ TEST_CASE(
   const std::string said = blas_info().gemm;
   CAPTURE(said);
   CHECK(said.rfind("float32: NN ", 0) == 0);
+  CHECK(said.find(" (small: NN ") != std::string::npos);
   CHECK(said.find("; float64: NN ") != std::string::npos);
   CHECK(&gemm_choice::current() == &c);  // made once
   const BlasInfo info = blas_info();
   if (info.backend != "openblas") {
     // Nothing to choose: every product goes to the backend, nothing measured.
     for (const auto& dtype : c.kinds)
-      for (const gemm_choice::KindChoice& k : dtype) CHECK(k.path == Path::library);
+      for (const auto& kind : dtype)
+        for (const gemm_choice::KindChoice& k : kind) CHECK(k.path == Path::library);
     CHECK(c.measure_ms == 0);
     return;
   }
@@ -362,6 +403,7 @@ TEST_CASE(
   REQUIRE(cached);
   for (std::size_t d = 0; d < 2; ++d)
     for (std::size_t k = 0; k < gemm_choice::kKinds; ++k)
-      CHECK(cached->kinds[d][k].path == c.kinds[d][k].path);
+      for (std::size_t z = 0; z < gemm_choice::kSizes; ++z)
+        CHECK(cached->kinds[d][k][z].path == c.kinds[d][k][z].path);
 #endif
 }

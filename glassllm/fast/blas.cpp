@@ -157,7 +157,7 @@ template <class T>
 void split_gemm(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K,
                 T alpha, const T* A, std::size_t lda, const T* B, std::size_t ldb, T beta,
                 T* C, std::size_t ldc) {
-  const gemm_choice::Path path = gemm_choice::path<T>(trans_a, trans_b);
+  const gemm_choice::Path path = gemm_choice::path<T>(trans_a, trans_b, M, N, K);
   if (std::size_t over_k = k_tasks(M, N, K); over_k > 1)
     return split_gemm_over_k<T>(path, over_k, trans_a, trans_b, M, N, K, alpha, A, lda, B,
                                 ldb, beta, C, ldc);
@@ -291,7 +291,7 @@ void gemm_batch(std::size_t count, bool trans_a, bool trans_b, std::size_t M,
   // Products that reach split_gemm: make the choice here, before the tasks,
   // so that its first measurement does not run beside them.
   if (count > 0 && N > 0 && K > 0 && (trans_a || M > 8) && M > 1)
-    gemm_choice::path<T>(trans_a, trans_b);
+    gemm_choice::path<T>(trans_a, trans_b, M, N, K);
   if (tasks >= 2 && gemm_tasks(M, N, K) < kMaxTasks && !backend::threads_itself())
     pool::parallel_for(tasks, [&](std::size_t t) {
       for (std::size_t i = t * per_task; i < std::min(count, (t + 1) * per_task); ++i)

@@ -9,10 +9,11 @@
 // another CPU. So nothing is assumed: on the first product that reaches
 // the choice, both are timed on one thread on the default model's training
 // shapes of each kind (blas.cpp hands each task of a product to the backend
-// on one thread, so that is what runs), alternating run by run, and the
-// faster median wins. Each kind is chosen on its own, so that a kind where
-// the library is faster does not lose because another kind favoured the
-// built-in code.
+// on one thread, so that is what runs), in pairs, one run of each right
+// after the other, and the one faster in the median pair wins. Each kind
+// and size (small products, such as attention's per head, and large ones)
+// is chosen on its own, so that a kind or size where the library is faster
+// does not lose because another favoured the built-in code.
 //
 // The result is kept in a small text file ($XDG_CACHE_HOME/glassllm/
 // gemm-choice.txt, else ~/.cache/glassllm/), keyed by what it depends on:
@@ -62,14 +63,15 @@ namespace {
 
 // Bumped when the file's lines change meaning, or when the measurement
 // changes enough that old results should be measured again.
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 constexpr const char* kHeader = "glassllm-gemm-choice";
 constexpr const char* kDtypes[2] = {"float32", "float64"};
 constexpr Kind kAllKinds[kKinds] = {Kind::nn, Kind::nt, Kind::tn};
+constexpr Size kAllSizes[kSizes] = {Size::small, Size::large};
 
-// Timed runs of each path per kind: enough for a median that one
+// Timed pairs of runs per kind and size: enough for a median that one
 // interruption by another program does not move.
-constexpr int kRuns = 7;
+constexpr int kRuns = 9;
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -78,29 +80,38 @@ double median_of(std::vector<double> v) {
 
 // ---- measuring -------------------------------------------------------------------
 
-// One product shape, repeated `count` times per run.
+// One product shape, `count` times per run, product i on the i-th A, B and C.
 struct Shape {
   std::size_t M, N, K, count;
 };
 
 // The default model's training step (d_model 128, d_ff 384, 16 x 128
-// tokens, head_dim 32) as blas.cpp hands it to the backend: a linear layer
+// tokens, head_dim 32) as blas.cpp hands it to the backend. A linear layer
 // over 2048 rows is cut into 4 tasks (512 rows each, or a quarter of the
-// sum for a weight's gradient), and attention runs one 128 x 128 x 32
-// product per head. The MLP's projections, the largest of each kind, with
-// attention's products 8 times, about their share of a step's work:
-//   NT  y = x W^T: [512, 128] x [384, 128]^T; scores q k^T: [128, 32] x [128, 32]^T
-//   NN  dx = dy W: [512, 384] x [384, 128];    probs v: [128, 128] x [128, 32]
-//   TN  dW = dy^T x: [512, 384]^T x [512, 128]; dk = dscores^T q: [128, 128]^T x [128,
-//   32]
-std::vector<Shape> shapes_of(Kind kind) {
+// sum for a weight's gradient): the large products, those of the MLP's
+// projections into d_ff and out of it, which favour different codes by a
+// few per cent, so both are timed, back to back. Attention runs one 128 x
+// 128 x 32 product per head: the small ones, 16 per run, each on operands
+// of its own as the heads are (timed on the same ones again and again,
+// kept in the cache, the two codes can rank the other way round).
+//   NT  y = x W^T: [512, 128] x [384, 128]^T and [512, 384] x [128, 384]^T;
+//       scores q k^T: [128, 32] x [128, 32]^T
+//   NN  dx = dy W: [512, 384] x [384, 128] and [512, 128] x [128, 384];
+//       probs v: [128, 128] x [128, 32]
+//   TN  dW = dy^T x: [512, 384]^T x [512, 128] and [512, 128]^T x [512, 384];
+//       dk = dscores^T q: [128, 128]^T x [128, 32]
+std::vector<Shape> shapes_of(Kind kind, Size size) {
+  const bool large = size == Size::large;
   switch (kind) {
     case Kind::nt:
-      return {{512, 384, 128, 1}, {128, 128, 32, 8}};
+      return large ? std::vector<Shape>{{512, 384, 128, 1}, {512, 128, 384, 1}}
+                   : std::vector<Shape>{{128, 128, 32, 16}};
     case Kind::nn:
-      return {{512, 128, 384, 1}, {128, 32, 128, 8}};
+      return large ? std::vector<Shape>{{512, 128, 384, 1}, {512, 384, 128, 1}}
+                   : std::vector<Shape>{{128, 32, 128, 16}};
     case Kind::tn:
-      return {{384, 128, 512, 1}, {128, 32, 128, 8}};
+      return large ? std::vector<Shape>{{384, 128, 512, 1}, {128, 384, 512, 1}}
+                   : std::vector<Shape>{{128, 32, 128, 16}};
   }
   return {};
 }
@@ -113,51 +124,57 @@ void run_path(Path path, Kind kind, const std::vector<Shape>& shapes, const T* A
     // A stored [K, M] when transposed, else [M, K]; B [N, K] or [K, N].
     const std::size_t lda = ta ? s.M : s.K, ldb = tb ? s.K : s.N;
     for (std::size_t i = 0; i < s.count; ++i) {
+      const T* a = A + i * s.M * s.K;
+      const T* b = B + i * s.K * s.N;
+      T* c = C + i * s.M * s.N;
       if (path == Path::builtin)
-        builtin_gemm<T>(ta, tb, s.M, s.N, s.K, T(1), A, lda, B, ldb, T(0), C, s.N, 1);
+        builtin_gemm<T>(ta, tb, s.M, s.N, s.K, T(1), a, lda, b, ldb, T(0), c, s.N, 1);
       else
-        backend::gemm<T>(ta, tb, s.M, s.N, s.K, T(1), A, lda, B, ldb, T(0), C, s.N);
+        backend::gemm<T>(ta, tb, s.M, s.N, s.K, T(1), a, lda, b, ldb, T(0), c, s.N);
     }
   }
 }
 
-// Both paths on each kind's shapes, on the calling thread.
+// Both paths on each kind's shapes, on the calling thread:
+// [kind][size].
 template <class T>
-std::array<KindChoice, kKinds> measure_kinds() {
+std::array<std::array<KindChoice, kSizes>, kKinds> measure_kinds() {
   std::size_t a_size = 0, b_size = 0, c_size = 0;
   for (Kind kind : kAllKinds)
-    for (const Shape& s : shapes_of(kind)) {
-      a_size = std::max(a_size, s.M * s.K);
-      b_size = std::max(b_size, s.K * s.N);
-      c_size = std::max(c_size, s.M * s.N);
-    }
+    for (Size size : kAllSizes)
+      for (const Shape& s : shapes_of(kind, size)) {
+        a_size = std::max(a_size, s.count * s.M * s.K);
+        b_size = std::max(b_size, s.count * s.K * s.N);
+        c_size = std::max(c_size, s.count * s.M * s.N);
+      }
   // Numbers in [-1, 1): a GEMM's speed does not depend on which they are,
   // as long as they are ordinary (no subnormals).
   std::vector<T> a(a_size), b(b_size), c(c_size);
   for (std::size_t i = 0; i < a_size; ++i) a[i] = T(double(i * 7919 % 1000) / 500 - 1);
   for (std::size_t i = 0; i < b_size; ++i) b[i] = T(double(i * 104729 % 1000) / 500 - 1);
   using Clock = std::chrono::steady_clock;
-  std::array<KindChoice, kKinds> out{};
-  for (Kind kind : kAllKinds) {
-    const std::vector<Shape> shapes = shapes_of(kind);
-    auto seconds = [&](Path path) {
-      const auto start = Clock::now();
-      run_path<T>(path, kind, shapes, a.data(), b.data(), c.data());
-      return std::chrono::duration<double>(Clock::now() - start).count();
-    };
-    seconds(Path::library);  // warm the caches and each path's buffers
-    seconds(Path::builtin);
-    std::vector<double> library, builtin;
-    for (int r = 0; r < kRuns; ++r) {  // alternating, and which goes first too
-      if (r % 2 == 0) library.push_back(seconds(Path::library));
-      builtin.push_back(seconds(Path::builtin));
-      if (r % 2 == 1) library.push_back(seconds(Path::library));
+  std::array<std::array<KindChoice, kSizes>, kKinds> out{};
+  for (Kind kind : kAllKinds)
+    for (Size size : kAllSizes) {
+      const std::vector<Shape> shapes = shapes_of(kind, size);
+      auto seconds = [&](Path path) {
+        const auto start = Clock::now();
+        run_path<T>(path, kind, shapes, a.data(), b.data(), c.data());
+        return std::chrono::duration<double>(Clock::now() - start).count();
+      };
+      seconds(Path::library);  // warm the caches and each path's buffers
+      seconds(Path::builtin);
+      std::vector<double> library, builtin;
+      for (int r = 0; r < kRuns; ++r) {  // in pairs, and which goes first alternates
+        if (r % 2 == 0) library.push_back(seconds(Path::library));
+        builtin.push_back(seconds(Path::builtin));
+        if (r % 2 == 1) library.push_back(seconds(Path::library));
+      }
+      KindChoice& k = out[std::size_t(kind)][std::size_t(size)];
+      k.path = decide(library, builtin);
+      k.library_ms = 1e3 * median_of(library);
+      k.builtin_ms = 1e3 * median_of(builtin);
     }
-    KindChoice& k = out[std::size_t(kind)];
-    k.path = decide(library, builtin);
-    k.library_ms = 1e3 * median_of(library);
-    k.builtin_ms = 1e3 * median_of(builtin);
-  }
   return out;
 }
 
@@ -176,7 +193,8 @@ Choice measure() {
 Choice everything(Path path, std::string source) {
   Choice c;
   for (auto& dtype : c.kinds)
-    for (KindChoice& k : dtype) k.path = path;
+    for (auto& kind : dtype)
+      for (KindChoice& k : kind) k.path = path;
   c.source = std::move(source);
   return c;
 }
@@ -339,6 +357,14 @@ const char* kind_name(Kind kind) {
   return "?";
 }
 
+Size size_of(std::size_t M, std::size_t N, std::size_t K) {
+  return double(M) * double(N) * double(K) < kSmallProduct ? Size::small : Size::large;
+}
+
+const char* size_name(Size size) {
+  return size == Size::small ? "small" : "large";
+}
+
 const char* path_name(Path path) {
   return path == Path::builtin ? "builtin" : "library";
 }
@@ -353,21 +379,28 @@ Mode parse_mode(const char* value) {
                               "' is not a GEMM choice (library, builtin or measure)");
 }
 
-Path decide(std::vector<double> library_seconds, std::vector<double> builtin_seconds) {
-  if (library_seconds.empty() || builtin_seconds.empty())
-    throw std::invalid_argument("gemm_choice::decide: no timings");
-  return median_of(std::move(builtin_seconds)) < median_of(std::move(library_seconds))
-             ? Path::builtin
-             : Path::library;
+Path decide(const std::vector<double>& library_seconds,
+            const std::vector<double>& builtin_seconds) {
+  if (library_seconds.empty() || library_seconds.size() != builtin_seconds.size())
+    throw std::invalid_argument("gemm_choice::decide: need as many timings of each path");
+  std::vector<double> ratios;  // builtin over library, pair by pair
+  for (std::size_t i = 0; i < library_seconds.size(); ++i)
+    ratios.push_back(builtin_seconds[i] / library_seconds[i]);
+  return median_of(std::move(ratios)) < 1.0 ? Path::builtin : Path::library;
 }
 
 std::string describe(const Choice& choice) {
   std::string s;
   for (std::size_t d = 0; d < 2; ++d) {
-    s += std::string(d ? "; " : "") + kDtypes[d] + ":";
-    for (Kind kind : kAllKinds)
-      s += std::string(kind == Kind::nn ? " " : ", ") + kind_name(kind) + " " +
-           path_name(choice.kinds[d][std::size_t(kind)].path);
+    auto kinds = [&](Size size) {
+      std::string list;
+      for (Kind kind : kAllKinds)
+        list += std::string(kind == Kind::nn ? "" : ", ") + kind_name(kind) + " " +
+                path_name(choice.kinds[d][std::size_t(kind)][std::size_t(size)].path);
+      return list;
+    };
+    s += std::string(d ? "; " : "") + kDtypes[d] + ": " + kinds(Size::large) +
+         " (small: " + kinds(Size::small) + ")";
   }
   return s + " (" + choice.source + ")";
 }
@@ -394,12 +427,14 @@ std::string format_cache(const std::string& key, const Choice& choice) {
   std::string text = std::string(kHeader) + "\nkey " + one_line(key) + "\n";
   char line[128];
   for (std::size_t d = 0; d < 2; ++d)
-    for (Kind kind : kAllKinds) {
-      const KindChoice& k = choice.kinds[d][std::size_t(kind)];
-      std::snprintf(line, sizeof line, "%s %s %s %.4f %.4f\n", kDtypes[d],
-                    kind_name(kind), path_name(k.path), k.library_ms, k.builtin_ms);
-      text += line;
-    }
+    for (Kind kind : kAllKinds)
+      for (Size size : kAllSizes) {
+        const KindChoice& k = choice.kinds[d][std::size_t(kind)][std::size_t(size)];
+        std::snprintf(line, sizeof line, "%s %s %s %s %.4f %.4f\n", kDtypes[d],
+                      kind_name(kind), size_name(size), path_name(k.path), k.library_ms,
+                      k.builtin_ms);
+        text += line;
+      }
   return text;
 }
 
@@ -415,28 +450,32 @@ std::optional<Choice> parse_cache(const std::string& text, const std::string& ke
     return std::nullopt;
   }
   Choice c;
-  bool seen[2][kKinds] = {};
+  bool seen[2][kKinds][kSizes] = {};
   while (std::getline(in, line)) {
     std::istringstream fields(line);
-    std::string dtype, kind, path, rest;
+    std::string dtype, kind, size, path, rest;
     double library_ms = -1, builtin_ms = -1;
-    if (!(fields >> dtype >> kind >> path >> library_ms >> builtin_ms) ||
+    if (!(fields >> dtype >> kind >> size >> path >> library_ms >> builtin_ms) ||
         (fields >> rest))
       return std::nullopt;
     const std::size_t d = dtype == kDtypes[0] ? 0 : dtype == kDtypes[1] ? 1 : 2;
-    std::size_t k = kKinds;
+    std::size_t k = kKinds, z = kSizes;
     for (Kind each : kAllKinds)
       if (kind == kind_name(each)) k = std::size_t(each);
-    if (d == 2 || k == kKinds || seen[d][k] || (path != "library" && path != "builtin") ||
-        !(library_ms >= 0) || !(builtin_ms >= 0))
+    for (Size each : kAllSizes)
+      if (size == size_name(each)) z = std::size_t(each);
+    if (d == 2 || k == kKinds || z == kSizes || seen[d][k][z] ||
+        (path != "library" && path != "builtin") || !(library_ms >= 0) ||
+        !(builtin_ms >= 0))
       return std::nullopt;
-    seen[d][k] = true;
-    c.kinds[d][k] = {path == "builtin" ? Path::builtin : Path::library, library_ms,
-                     builtin_ms};
+    seen[d][k][z] = true;
+    c.kinds[d][k][z] = {path == "builtin" ? Path::builtin : Path::library, library_ms,
+                        builtin_ms};
   }
   for (const auto& dtype : seen)
-    for (bool s : dtype)
-      if (!s) return std::nullopt;
+    for (const auto& kind : dtype)
+      for (bool s : kind)
+        if (!s) return std::nullopt;
   damaged = false;
   return c;
 }
@@ -484,11 +523,13 @@ std::string describe_current() {
 }
 
 template <class T>
-Path path(bool trans_a, bool trans_b) {
+Path path(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K) {
   const int f = forced_path.load(std::memory_order_relaxed);
   if (f >= 0) return Path(f);
   const std::size_t d = std::is_same_v<T, double> ? 1 : 0;
-  return current().kinds[d][std::size_t(kind_of(trans_a, trans_b))].path;
+  return current()
+      .kinds[d][std::size_t(kind_of(trans_a, trans_b))][std::size_t(size_of(M, N, K))]
+      .path;
 }
 
 void force(std::optional<Path> path) {
@@ -500,7 +541,7 @@ std::optional<Path> forced() {
   return f >= 0 ? std::optional<Path>(Path(f)) : std::nullopt;
 }
 
-template Path path<float>(bool, bool);
-template Path path<double>(bool, bool);
+template Path path<float>(bool, bool, std::size_t, std::size_t, std::size_t);
+template Path path<double>(bool, bool, std::size_t, std::size_t, std::size_t);
 
 }  // namespace glassllm::gemm_choice

@@ -26,6 +26,18 @@ Kind kind_of(bool trans_a, bool trans_b);
 const char* kind_name(Kind kind);  // "NN", "NT", "TN"
 const char* path_name(Path path);  // "library", "builtin"
 
+/// A product's size: small below kSmallProduct multiply-adds (M * N * K),
+/// large from there. At the default model's sizes attention's per-head
+/// products (128 x 128 x 32) are small and a linear layer's tasks (512 x
+/// 384 x 128) large. Each code has its own fixed cost per product, so the
+/// faster one on large products can be the slower on small ones: each size
+/// is chosen on its own.
+enum class Size { small, large };
+inline constexpr std::size_t kSizes = 2;
+inline constexpr double kSmallProduct = 2097152;  // 2^21
+Size size_of(std::size_t M, std::size_t N, std::size_t K);
+const char* size_name(Size size);  // "small", "large"
+
 /// What the environment variable GLASSLLM_GEMM asks for: nothing (unset:
 /// the measured choice, cached), library, builtin, or measure (time again,
 /// ignoring the cache, and cache the new result).
@@ -36,9 +48,13 @@ enum class Mode { automatic, library, builtin, measure };
 /// values for anything else.
 Mode parse_mode(const char* value);
 
-/// The decision rule: builtin when the median of its times is lower than
-/// the library's, else the library. Both lists non-empty.
-Path decide(std::vector<double> library_seconds, std::vector<double> builtin_seconds);
+/// The decision rule, on times taken in pairs (run i of each path one right
+/// after the other, so that both see the same load of a shared machine):
+/// builtin when the median of builtin_seconds[i] / library_seconds[i] is
+/// below 1, else the library. Throws std::invalid_argument unless both
+/// lists have the same, non-zero length.
+Path decide(const std::vector<double>& library_seconds,
+            const std::vector<double>& builtin_seconds);
 
 /// One kind's choice, with the medians it was made from (0 when not measured).
 struct KindChoice {
@@ -46,15 +62,17 @@ struct KindChoice {
   double library_ms = 0, builtin_ms = 0;
 };
 
-/// Every kind's choice for float32 ([0]) and float64 ([1]).
+/// Every kind's choice for float32 ([0]) and float64 ([1]), for each size:
+/// kinds[dtype][kind][size].
 struct Choice {
-  std::array<std::array<KindChoice, kKinds>, 2> kinds{};
+  std::array<std::array<std::array<KindChoice, kSizes>, kKinds>, 2> kinds{};
   /// Where it came from: "measured", "cached", "GLASSLLM_GEMM=library", ...
   std::string source;
   double measure_ms = 0;  ///< what measuring cost this process (0: not measured)
 };
 
-/// "float32: NN builtin, NT builtin, TN library; float64: ... (measured)".
+/// "float32: NN builtin, NT builtin, TN library (small: NN library, NT
+/// builtin, TN library); float64: ... (measured)".
 std::string describe(const Choice& choice);
 
 // ---- the cache file ---------------------------------------------------------------
@@ -103,10 +121,10 @@ const Choice& current();
 /// will be made on the first product; measures nothing.
 std::string describe_current();
 
-/// The path for a product of T (float or double) of this kind: forced(),
-/// if set, else current()'s.
+/// The path for a product of T (float or double) of this kind and size
+/// (op(A) M x K, op(B) K x N): forced(), if set, else current()'s.
 template <class T>
-Path path(bool trans_a, bool trans_b);
+Path path(bool trans_a, bool trans_b, std::size_t M, std::size_t N, std::size_t K);
 
 /// Makes every product take `path` (nullopt: the choice again), for the
 /// benchmark and the tests; thread-safe, but meant to be set between
