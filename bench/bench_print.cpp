@@ -224,7 +224,10 @@ void print_model(const Figures& f) {
       "%12.1f ");
   std::printf("  %-52s ", "training step / GEMM ceiling, 1 thread");
   for (const ModelFigures& m : f.models) std::printf("%12.2f ", m.train_fraction_1thread);
-  std::printf("\n\n");
+  std::printf(
+      "\n\n'training step / GEMM ceiling' is the median of each timed step's "
+      "GFLOP/s over\nthe ceiling timed right after it, so it can differ from the "
+      "ratio of the medians.\n\n");
 }
 
 // Attention at the exaone-4.0-1.2b shape, and what the tracer costs.
