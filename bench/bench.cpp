@@ -300,8 +300,10 @@ ModelFigures model_figures(DType dt, int runs) {
   // system, the pool and the BLAS size their buffers): three untimed steps
   // reach the step that repeats.
   const int pairs = std::max(7, runs / 2);
-  auto step_and_ceiling = [&](double& step_ms, double& step_gflops,
-                              double& ceiling_gflops, double& fraction) {
+  struct Paired {
+    double step_seconds, ceiling_gflops, fraction;  // medians over the pairs
+  };
+  auto step_and_ceiling = [&] {
     for (int warm = 0; warm < 3; ++warm) step();
     std::vector<double> seconds, ceilings, fractions;
     for (int p = 0; p < pairs; ++p) {
@@ -311,21 +313,22 @@ ModelFigures model_figures(DType dt, int runs) {
       ceilings.push_back(ceiling());
       fractions.push_back(step_flops / seconds.back() / 1e9 / ceilings.back());
     }
-    const double step_seconds = median(seconds);
-    step_ms = 1e3 * step_seconds;
-    step_gflops = step_flops / step_seconds / 1e9;
-    ceiling_gflops = median(ceilings);
-    fraction = median(fractions);
-    return step_seconds;
+    return Paired{median(seconds), median(ceilings), median(fractions)};
   };
-  const double seconds = step_and_ceiling(f.train_step_ms, f.train_gflops,
-                                          f.gemm_ceiling_gflops, f.train_fraction);
-  f.train_tokens_per_s = double(B * cfg.max_len) / seconds;
+  const Paired two = step_and_ceiling();
+  f.train_step_ms = 1e3 * two.step_seconds;
+  f.train_tokens_per_s = double(B * cfg.max_len) / two.step_seconds;
+  f.train_gflops = step_flops / two.step_seconds / 1e9;
+  f.gemm_ceiling_gflops = two.ceiling_gflops;
+  f.train_fraction = two.fraction;
   // Again on one thread: GEMMs then use one core, as the rest of the step does.
   const int threads = blas_info().threads;
   set_blas_threads(1);
-  step_and_ceiling(f.train_step_ms_1thread, f.train_gflops_1thread,
-                   f.gemm_ceiling_gflops_1thread, f.train_fraction_1thread);
+  const Paired one = step_and_ceiling();
+  f.train_step_ms_1thread = 1e3 * one.step_seconds;
+  f.train_gflops_1thread = step_flops / one.step_seconds / 1e9;
+  f.gemm_ceiling_gflops_1thread = one.ceiling_gflops;
+  f.train_fraction_1thread = one.fraction;
   set_blas_threads(threads);
   return f;
 }

@@ -89,8 +89,8 @@ struct Shape {
 // tokens, head_dim 32) as blas.cpp hands it to the backend. A linear layer
 // over 2048 rows is cut into 4 tasks (512 rows each, or a quarter of the
 // sum for a weight's gradient): the large products, those of the MLP's
-// projections into d_ff and out of it, which favour different codes by a
-// few per cent, so both are timed, back to back. Attention runs one 128 x
+// projections into d_ff and out of it, which may favour different codes,
+// so both are timed, back to back. Attention runs one 128 x
 // 128 x 32 product per head: the small ones, 16 per run, each on operands
 // of its own as the heads are (timed on the same ones again and again,
 // kept in the cache, the two codes can rank the other way round).
